@@ -1,0 +1,18 @@
+// The Koa application: two middlewares (request context, dispatch) over the route table.
+import Koa from 'koa';
+import { compileSchema } from './body.ts';
+import { dispatcher } from './dispatch.ts';
+import { requestContext } from './middleware/context.ts';
+import type { Route } from './route.ts';
+import { Router } from './router.ts';
+import { allRoutes } from './routes/index.ts';
+import type { Services } from './services.ts';
+
+export function makeApp(services: Services, routes: Route[] = allRoutes): Koa {
+  for (const r of routes) if (r.body) compileSchema(r.body);
+  const app = new Koa({ proxy: false });
+  app.silent = true;
+  app.use(requestContext(services));
+  app.use(dispatcher(new Router(routes), services));
+  return app;
+}

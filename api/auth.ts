@@ -1,0 +1,103 @@
+// Credentials: API keys (X-API-Key, or Authorization: Bearer) and console sessions (Bearer).
+// Both are random tokens stored only as sha256 hashes. A credential in a query string is refused.
+import { ApiError } from '../core/errors.ts';
+import { sha256Hex } from '../core/ids.ts';
+import type { Queryable } from '../store/db.ts';
+
+export const SCOPES = [
+  'place:read',
+  'law:read',
+  'records:read',
+  'maps:read',
+  'extract:write',
+  'alert:write',
+  'account:read',
+  'account:write',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
+  'place:read': 'Ask about places: /place, /rule, /conformance, /parcel, /v1/zoning',
+  'law:read': 'Read law: jurisdictions, districts, permissions, ordinances, citations, documents, answers, the change feed',
+  'records:read': 'Read property records, transactions, permits and cases',
+  'maps:read': 'Map layers, vector tiles, map images and OGC API Features',
+  'extract:write': 'Start and download extracts',
+  'alert:write': 'Create and change alerts, monitors, lists and webhooks',
+  'account:read': 'Read keys, usage and credit (any credential may read itself at /me/actor)',
+  'account:write': 'Revoke keys',
+};
+
+export type Role = 'owner' | 'admin' | 'member';
+
+export interface Actor {
+  kind: 'key' | 'person';
+  organizationId: string;
+  scopes: readonly Scope[];
+  keyId?: string;
+  keyName?: string;
+  personId?: string;
+  email?: string;
+  role?: Role;
+  expiresAt?: string | null;
+}
+
+export const KEY_PREFIX = 'llk_';
+export const SESSION_PREFIX = 'lls_';
+
+/** Query parameters that look like credentials: refused, never logged. */
+export const CREDENTIAL_QUERY_NAMES = ['api_key', 'apikey', 'key', 'access_token', 'token', 'x-api-key'];
+
+export function credentialFromHeaders(headers: Record<string, string | string[] | undefined>): string | null {
+  const x = headers['x-api-key'];
+  if (typeof x === 'string' && x.trim() !== '') return x.trim();
+  const auth = headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (!m) throw new ApiError('credential_invalid', { field: 'Authorization', detail: 'Authorization must be "Bearer <token>".' });
+    return m[1];
+  }
+  return null;
+}
+
+/** Look up a key or session token. Unknown or revoked is credential_invalid; past expiry is credential_expired. */
+export async function resolveCredential(db: Queryable, token: string): Promise<Actor> {
+  const hash = sha256Hex(token);
+  if (token.startsWith(SESSION_PREFIX)) {
+    const { rows } = await db.query(
+      `SELECT s.person_id, s.organization_id, s.expires_at, s.revoked_at, p.email, m.role
+         FROM session s JOIN person p ON p.id = s.person_id
+         JOIN membership m ON m.person_id = s.person_id AND m.organization_id = s.organization_id
+        WHERE s.token_hash = $1`,
+      [hash],
+    );
+    const s = rows[0];
+    if (!s || s.revoked_at) throw new ApiError('credential_invalid', { field: 'Authorization', detail: 'The session token is not valid.' });
+    if (new Date(s.expires_at) <= new Date()) throw new ApiError('credential_expired', { field: 'Authorization', detail: 'The session has expired; sign in again.' });
+    return {
+      kind: 'person',
+      organizationId: s.organization_id,
+      personId: s.person_id,
+      email: s.email,
+      role: s.role,
+      scopes: SCOPES,
+      expiresAt: new Date(s.expires_at).toISOString(),
+    };
+  }
+  const { rows } = await db.query(
+    `SELECT id, organization_id, name, scopes, expires_at, revoked_at FROM api_key WHERE key_hash = $1`,
+    [hash],
+  );
+  const k = rows[0];
+  if (!k || k.revoked_at) throw new ApiError('credential_invalid', { field: 'X-API-Key', detail: 'The API key is not valid (unknown or revoked).' });
+  if (k.expires_at && new Date(k.expires_at) <= new Date()) {
+    throw new ApiError('credential_expired', { field: 'X-API-Key', detail: 'The API key has expired.' });
+  }
+  return {
+    kind: 'key',
+    organizationId: k.organization_id,
+    keyId: k.id,
+    keyName: k.name,
+    scopes: k.scopes as Scope[],
+    expiresAt: k.expires_at ? new Date(k.expires_at).toISOString() : null,
+  };
+}

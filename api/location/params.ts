@@ -1,0 +1,37 @@
+// Location parameters (spec 4.0.3), shared by /place, /rule, /property and /conformance.
+import { invalid } from '../../core/errors.ts';
+import type { Param } from '../params.ts';
+
+export const BUFFER_UNITS = ['ft', 'mi', 'm', 'km'] as const;
+export const METERS_PER: Record<(typeof BUFFER_UNITS)[number], number> = { ft: 0.3048, mi: 1609.344, m: 1, km: 1000 };
+
+export interface PointParam {
+  lat: number;
+  lon: number;
+}
+
+export function parsePoint(raw: string, field: string): PointParam {
+  const m = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(raw);
+  if (!m) throw invalid(field, `${JSON.stringify(raw)} is not "<lat>,<lon>" (latitude first, WGS 84)`);
+  const lat = Number(m[1]);
+  const lon = Number(m[2]);
+  if (lat < -90 || lat > 90) throw invalid(field, `latitude ${lat} is outside -90..90 (latitude comes first)`);
+  if (lon < -180 || lon > 180) throw invalid(field, `longitude ${lon} is outside -180..180`);
+  return { lat, lon };
+}
+
+export const LOCATION_PARAMS: Param[] = [
+  { name: 'address', in: 'query', type: 'string', description: 'A street address, matched against the addresses in the jurisdiction’s own parcel and assessor records.' },
+  { name: 'point', in: 'query', type: 'string', description: '<lat>,<lon> (WGS 84, latitude first).', parse: ([raw], name) => parsePoint(raw, name) },
+  { name: 'geometry', in: 'query', type: 'string', description: 'WKT or GeoJSON, Point through MultiPolygon (GeoJSON keeps lon,lat); long ones: use the POST form.' },
+  { name: 'buffer', in: 'query', type: 'number', min: 0, max: 16_093, description: 'Distance around the point or geometry.' },
+  { name: 'buffer_unit', in: 'query', type: 'string', enum: BUFFER_UNITS, default: 'ft', description: 'Unit of buffer.' },
+  { name: 'parcel', in: 'query', type: 'array', maxItems: 50, description: 'prc_ ids; several make an assemblage.' },
+  { name: 'apn', in: 'query', type: 'string', description: 'Assessor parcel number (needs fips).' },
+  { name: 'fips', in: 'query', type: 'string', description: 'Census GEOID of the county (5 digits) that issued the apn.' },
+  { name: 'plss', in: 'query', type: 'string', description: 'PLSS key state:code:township:range:section[:quarter].' },
+  { name: 'location_token', in: 'query', type: 'string', description: 'A loc_ token from an earlier resolution.' },
+  { name: 'strict', in: 'query', type: 'boolean', default: false, description: 'Turn an ambiguous or too-coarse location into a 422.' },
+];
+
+export const LOCATION_KEYS = ['address', 'point', 'geometry', 'parcel', 'apn', 'plss', 'location_token'] as const;

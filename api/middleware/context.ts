@@ -1,0 +1,81 @@
+// First middleware: request id, one structured log line per request, usage recording, and
+// rendering of every refusal in the shape of the path's form. Postgres errors never leak.
+import type Koa from 'koa';
+import { ApiError } from '../../core/errors.ts';
+import { newId } from '../../core/ids.ts';
+import { CREDENTIAL_QUERY_NAMES, type Actor } from '../auth.ts';
+import { plainError, problem } from '../envelope.ts';
+import type { Route } from '../route.ts';
+import type { Services } from '../services.ts';
+
+export interface RequestState {
+  requestId: string;
+  route?: Route;
+  actor?: Actor | null;
+  credits: number;
+}
+
+/** The path and query as logged: credential-like parameters are replaced, never written. */
+export function loggablePath(ctx: Koa.Context): string {
+  const q = new URLSearchParams(ctx.querystring);
+  for (const name of [...q.keys()]) {
+    if (CREDENTIAL_QUERY_NAMES.includes(name.toLowerCase())) q.set(name, '[redacted]');
+  }
+  const s = q.toString();
+  return s ? `${ctx.path}?${s}` : ctx.path;
+}
+
+function toApiError(err: unknown, services: Services, requestId: string): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { code?: string; status?: number; message?: string; expose?: boolean };
+  if (e?.code === '57014') {
+    return new ApiError('service_unavailable', { detail: 'The query took too long and was stopped; narrow the request or retry.', headers: { 'Retry-After': '1' } });
+  }
+  services.log.error('unhandled error', { request_id: requestId, err });
+  return new ApiError('internal_error');
+}
+
+export function requestContext(services: Services): Koa.Middleware {
+  return async (ctx, next) => {
+    const state: RequestState = { requestId: newId('request'), credits: 0 };
+    ctx.state.landlex = state;
+    ctx.set('X-Request-Id', state.requestId);
+    const started = performance.now();
+    try {
+      await next();
+    } catch (raw) {
+      const err = toApiError(raw, services, state.requestId);
+      const v1 = state.route?.form === 'v1' || ctx.path.startsWith('/v1/');
+      ctx.status = err.status;
+      for (const [h, v] of Object.entries(err.headers)) ctx.set(h, v);
+      ctx.body = v1 ? problem(err, state.requestId) : plainError(err, state.requestId);
+      if (v1) ctx.type = 'application/problem+json';
+      state.credits = 0;
+    } finally {
+      const actor = state.actor;
+      if (actor && state.route) {
+        services.meter.record({
+          organizationId: actor.organizationId,
+          keyId: actor.keyId ?? null,
+          personId: actor.personId ?? null,
+          requestId: state.requestId,
+          endpoint: `${state.route.method} ${state.route.path}`,
+          status: ctx.status,
+          credits: state.credits,
+          at: new Date(),
+        });
+      }
+      services.log.info('request', {
+        request_id: state.requestId,
+        method: ctx.method,
+        path: loggablePath(ctx),
+        route: state.route ? `${state.route.method} ${state.route.path}` : null,
+        status: ctx.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        organization_id: actor?.organizationId ?? null,
+        key_id: actor?.keyId ?? null,
+        credits: state.credits,
+      });
+    }
+  };
+}

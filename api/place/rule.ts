@@ -1,0 +1,115 @@
+// The rule answer at one date: each base district share with its controls and permissions,
+// overlays composed into one binding answer per cell (losing values kept), the code's rule for
+// unlisted uses, moratoriums, and every layer that could not be consulted, named.
+import type { Queryable } from '../../store/db.ts';
+import { type CitationView, citationsByIds } from '../../store/evidence.ts';
+import { type Composed, compose, type Stated } from '../../store/place/compose.ts';
+import { controlsFor, districtFacts, districtShares, moratoriaAt, permissionsFor, unlistedUseRule } from '../../store/place/law.ts';
+import type { Times } from '../../store/place/resolve.ts';
+
+export interface RuleQuery {
+  jurisdictionId: string;
+  geojson: string;
+  uses?: string[];
+  controlTypes?: string[];
+  include: Set<string>;
+  heldLayers: Set<string>;
+}
+
+type Row = Record<string, any>;
+
+function cellsFor(rows: Row[], districts: Map<string, { code: string; kind: 'base' | 'overlay'; rank: number | null }>, key: (r: Row) => string, same: (r: Row) => string) {
+  const cells = new Map<string, Stated[]>();
+  for (const r of rows) {
+    const d = districts.get(r.district_id)!;
+    const list = cells.get(key(r)) ?? [];
+    list.push({ district_id: r.district_id, district_code: d.code, kind: d.kind, precedence_rank: d.rank, value: r, same: same(r) });
+    cells.set(key(r), list);
+  }
+  return cells;
+}
+
+function cite(c: Map<string, CitationView>, id: string | null) {
+  return id ? c.get(id) ?? { id } : null;
+}
+
+function controlView(s: Stated, cites: Map<string, CitationView>) {
+  const r = s.value as Row;
+  return {
+    id: r.id,
+    control_type: r.control_type,
+    building_type: r.building_type,
+    qualifier: r.qualifier,
+    value: { min: r.min, max: r.max, unit: r.unit },
+    value_text: r.value_text,
+    conditions: r.conditions,
+    table: r.table_ref,
+    district: s.district_code,
+    from: s.kind,
+    citation: cite(cites, r.citation_id),
+    effective_from: r.effective_from,
+    status: r.status,
+  };
+}
+
+function permissionView(s: Stated, cites: Map<string, CitationView>) {
+  const r = s.value as Row;
+  return {
+    id: r.id,
+    use: { slug: r.use_slug, id: r.use_id, name: r.use_name, label_raw: r.use_label_raw, status: r.use_slug ? 'mapped' : 'unmapped' },
+    level: r.level,
+    symbol: r.symbol,
+    process: r.process,
+    conditions: r.conditions,
+    table: r.table_ref,
+    district: s.district_code,
+    from: s.kind,
+    citation: cite(cites, r.citation_id),
+    effective_from: r.effective_from,
+    status: r.status,
+  };
+}
+
+function composedView(c: Composed, view: (s: Stated) => Record<string, unknown>) {
+  return {
+    ...(c.binding ? view(c.binding) : { binding: null }),
+    status: c.status === 'conflicting' ? 'conflicting' : (c.binding?.value.status ?? 'stated'),
+    losing: c.losing.map((l) => ({ ...view(l.statement), reason: l.reason })),
+  };
+}
+
+export async function ruleAt(db: Queryable, q: RuleQuery, t: Times) {
+  const shares = await districtShares(db, q.jurisdictionId, q.geojson, t);
+  const facts = await districtFacts(db, shares.map((s) => s.district_id), t);
+  const districts = new Map(shares.map((s) => [s.district_id, { code: facts.get(s.district_id)?.code_normalized ?? s.code, kind: s.kind, rank: (facts.get(s.district_id) as Row | undefined)?.precedence_rank ?? null }]));
+  const overlays = shares.filter((s) => s.kind === 'overlay');
+  const bases = shares.filter((s) => s.kind === 'base');
+  const ids = shares.map((s) => s.district_id);
+  const controls = q.heldLayers.has('zoning_text') ? await controlsFor(db, ids, t, q.controlTypes) : [];
+  const permissions = q.heldLayers.has('zoning_text') ? await permissionsFor(db, ids, t, q.uses) : [];
+  const unlisted = q.heldLayers.has('zoning_text') ? await unlistedUseRule(db, q.jurisdictionId, t) : null;
+  const moratoria = q.include.has('moratorium') ? await moratoriaAt(db, q.jurisdictionId, q.geojson, t) : [];
+  const cites = await citationsByIds(db, [...controls, ...permissions].map((r) => r.citation_id).concat([...facts.values()].map((f) => f.citation_id), unlisted?.citation_id, ...moratoria.map((m) => m.citation_id)));
+
+  const overlayIds = new Set(overlays.map((o) => o.district_id));
+  const share = bases.map((b) => {
+    const mine = (r: Row) => r.district_id === b.district_id || overlayIds.has(r.district_id);
+    const cCells = cellsFor(controls.filter(mine), districts, (r) => `${r.control_type}|${r.building_type ?? ''}|${r.qualifier ?? ''}`, (r) => `${r.min}|${r.max}|${r.unit}`);
+    const pCells = cellsFor(permissions.filter(mine), districts, (r) => r.use_slug ?? `raw:${r.use_label_raw}`, (r) => r.level);
+    const f = facts.get(b.district_id);
+    return {
+      district: { id: b.district_id, code: districts.get(b.district_id)!.code, local_label: f?.local_label ?? null, type: f?.type ?? null, citation: cite(cites, f?.citation_id ?? null) },
+      share: b.share,
+      area_m2: b.area_m2,
+      on_boundary: b.on_boundary || undefined,
+      control: compose(cCells).map((c) => composedView(c, (s) => controlView(s, cites))),
+      permission: compose(pCells).map((c) => composedView(c, (s) => permissionView(s, cites))),
+    };
+  });
+  return {
+    share,
+    overlay: overlays.map((o) => ({ district: { id: o.district_id, code: districts.get(o.district_id)!.code, local_label: facts.get(o.district_id)?.local_label ?? null, citation: cite(cites, facts.get(o.district_id)?.citation_id ?? null) }, share: o.share })),
+    unlisted_uses: unlisted ? { result: unlisted.result, process: unlisted.process, citation: cite(cites, unlisted.citation_id), effective_from: unlisted.effective_from } : null,
+    ...(q.include.has('moratorium') ? { moratorium: moratoria.map((m) => ({ ...m, citation: cite(cites, m.citation_id) })) } : {}),
+  };
+}

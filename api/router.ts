@@ -1,0 +1,66 @@
+// Matches a method and raw path against the route table. Static segments win over parameters.
+import { ApiError } from '../core/errors.ts';
+import type { Method, Route } from './route.ts';
+
+interface Compiled {
+  route: Route;
+  regex: RegExp;
+  names: string[];
+  rank: number;
+}
+
+export interface Match {
+  route: Route;
+  path: Record<string, string>;
+}
+
+export class Router {
+  private compiled: Compiled[];
+
+  constructor(readonly routes: Route[]) {
+    const seen = new Set<string>();
+    for (const r of routes) {
+      const k = `${r.method} ${r.path}`;
+      if (seen.has(k)) throw new Error(`Route declared twice: ${k}`);
+      seen.add(k);
+    }
+    this.compiled = routes
+      .map((route) => {
+        const names: string[] = [];
+        const pattern = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
+          names.push(name);
+          return '([^/]+)';
+        });
+        return { route, regex: new RegExp(`^${pattern}/?$`), names, rank: names.length };
+      })
+      .sort((a, b) => a.rank - b.rank);
+  }
+
+  match(method: string, rawPath: string): Match {
+    const allowed = new Set<Method>();
+    for (const c of this.compiled) {
+      const m = c.regex.exec(rawPath);
+      if (!m) continue;
+      if (c.route.method !== method && !(method === 'HEAD' && c.route.method === 'GET')) {
+        allowed.add(c.route.method);
+        continue;
+      }
+      const path: Record<string, string> = {};
+      c.names.forEach((name, i) => {
+        try {
+          path[name] = decodeURIComponent(m[i + 1]);
+        } catch {
+          throw new ApiError('parameter_invalid', { field: name, detail: 'is not valid percent-encoding' });
+        }
+      });
+      return { route: c.route, path };
+    }
+    if (allowed.size > 0) {
+      throw new ApiError('method_not_allowed', {
+        detail: `${method} is not answered here; use ${[...allowed].join(', ')}.`,
+        headers: { Allow: [...allowed].join(', ') },
+      });
+    }
+    throw new ApiError('no_such_resource', { detail: `No resource is at ${rawPath}.` });
+  }
+}

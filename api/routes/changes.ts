@@ -1,0 +1,185 @@
+// The change feed (spec 4.8, 6.1): GET /change_event as a JSON collection that replays
+// identically from since and known_as_of, or with Accept: text/event-stream a resumable stream
+// (id = seq, event = layer, Last-Event-ID resumes after that seq) that also delivers new events.
+import { PassThrough } from 'node:stream';
+import { invalid, notFound } from '../../core/errors.ts';
+import { requireId } from '../../core/ids.ts';
+import { resolveKnownAsOf } from '../../core/time.ts';
+import type { Queryable } from '../../store/db.ts';
+import { collectionParams, type ResourceDef, runCollection, timeParams } from '../collection/index.ts';
+import { type Req, defineRoutes } from '../route.ts';
+import { SCOPE_PARAMS, resolveScope } from '../scope.ts';
+
+const LAYERS = ['authority', 'district', 'district_map', 'overlay'] as const;
+const KINDS = ['adoption', 'amendment', 'repeal', 'map_change'] as const;
+const COLUMNS = `e.id, e.seq, e.kind, e.layer, e.subject, e.jurisdiction_id, e.field_path, e.previous, e.current,
+  e.effective_date::text, e.adopted_on::text, e.detected_at, e.ordinance_id, e.source_version_id, j.name AS jurisdiction_name, j.slug`;
+
+const changeEvents: ResourceDef = {
+  name: 'change_event',
+  from: 'change_event e JOIN jurisdiction j ON j.id = e.jurisdiction_id',
+  id: 'e.id',
+  select: COLUMNS,
+  defaultSort: 'seq',
+  fields: {
+    seq: { sql: 'e.seq', type: 'integer', sortable: true, nullable: false },
+    kind: { sql: 'e.kind', type: 'enum', enum: KINDS },
+    layer: { sql: 'e.layer', type: 'enum', enum: LAYERS },
+    field_path: { sql: 'e.field_path', type: 'string' },
+    effective_date: { sql: 'e.effective_date', type: 'date', sortable: true },
+    detected_at: { sql: 'e.detected_at', type: 'timestamp' },
+  },
+};
+
+export function eventItem(r: Record<string, any>) {
+  return {
+    id: r.id,
+    object: 'change_event',
+    seq: Number(r.seq),
+    kind: r.kind,
+    layer: r.layer,
+    subject: r.subject,
+    jurisdiction: { id: r.jurisdiction_id, name: r.jurisdiction_name, href: `/jurisdiction/${r.jurisdiction_id}` },
+    effective_date: r.effective_date,
+    detected_at: new Date(r.detected_at).toISOString(),
+    field_path: r.field_path,
+    previous: r.previous,
+    current: r.current,
+    adopted_on: r.adopted_on,
+    ordinance: r.ordinance_id,
+    source_version: r.source_version_id,
+    href: `/change_event/${r.id}`,
+  };
+}
+
+/** Events after a seq in the scope and filters, oldest first. */
+async function eventsAfter(db: Queryable, after: number, ids: string[], p: Record<string, any>, limit: number) {
+  const { rows } = await db.query(
+    `SELECT ${COLUMNS} FROM change_event e JOIN jurisdiction j ON j.id = e.jurisdiction_id
+      WHERE e.seq > $1 AND e.jurisdiction_id = ANY($2::text[])
+        AND ($3::text[] IS NULL OR e.layer = ANY($3::text[])) AND ($4::text[] IS NULL OR e.kind = ANY($4::text[]))
+        AND ($5::bigint IS NULL OR e.seq <= $5)
+      ORDER BY e.seq LIMIT $6`,
+    [after, ids, p.layer ?? null, p.kind ?? null, p.until ?? null, limit],
+  );
+  return rows;
+}
+
+function stream(req: Req, ids: string[]) {
+  const header = req.ctx.get('last-event-id');
+  let last = req.params.since as number;
+  if (header) {
+    if (!/^\d+$/.test(header)) throw invalid('Last-Event-ID', 'must be the seq of the last event received');
+    last = Number(header);
+  }
+  const out = new PassThrough();
+  const db = req.services.pool;
+  let busy = false;
+  let again = false;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    unsubscribe();
+    clearInterval(beat);
+    out.end();
+  };
+  const pump = async () => {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    try {
+      do {
+        again = false;
+        const rows = await eventsAfter(db, last, ids, req.params, 500);
+        for (const r of rows) {
+          out.write(`id: ${r.seq}\nevent: ${r.layer}\ndata: ${JSON.stringify(eventItem(r))}\n\n`);
+          last = Number(r.seq);
+        }
+        if (rows.length === 500) again = true;
+        if (req.params.until !== undefined && last >= req.params.until) return end();
+      } while (again && !ended);
+    } catch (err) {
+      req.log.warn('change stream failed', { err });
+      end();
+    } finally {
+      busy = false;
+    }
+  };
+  const unsubscribe = req.services.changes.subscribe((closing) => (closing ? end() : void pump()));
+  const beat = setInterval(() => out.write(': keep-alive\n\n'), 15_000);
+  req.ctx.req.on('close', end);
+  out.write('retry: 2000\n\n');
+  void pump();
+  return out;
+}
+
+export const changeRoutes = defineRoutes([
+  {
+    id: 'listChangeEvents',
+    method: 'GET',
+    path: '/change_event',
+    summary: 'The change feed: law changes in seq order (JSON, or a resumable event stream)',
+    tag: 'Change and delivery',
+    credential: 'key',
+    scope: 'law:read',
+    form: 'plain',
+    collection: true,
+    dryRun: true,
+    produces: ['text/event-stream'],
+    price: { credits: 1, per: 'call', note: 'One credit per page or per stream opened.' },
+    params: [
+      { name: 'since', in: 'query', type: 'integer', required: true, min: 0, description: 'The seq watermark held: events after it.' },
+      { name: 'until', in: 'query', type: 'integer', min: 0, description: 'The last seq wanted.' },
+      { name: 'layer', in: 'query', type: 'array', items: { type: 'string', enum: LAYERS } },
+      { name: 'kind', in: 'query', type: 'array', items: { type: 'string', enum: KINDS } },
+      ...timeParams().filter((p) => p.name === 'known_as_of'),
+      ...SCOPE_PARAMS,
+      ...collectionParams(changeEvents).filter((p) => ['cursor', 'size'].includes(p.name)),
+    ],
+    handler: async (req) => {
+      const scope = await resolveScope(req.services.pool, req.params);
+      if (/text\/event-stream/.test(req.ctx.get('accept'))) {
+        if (req.params.known_as_of) throw invalid('known_as_of', 'a stream follows what is detected now; use the JSON form to replay as of a time');
+        return { raw: true, body: stream(req, scope.ids), contentType: 'text/event-stream', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
+      }
+      const known = resolveKnownAsOf(req.params.known_as_of);
+      const knownAt = known.kind === 'instant' ? known.instant : known.end;
+      const p = req.params;
+      const page = await runCollection(req.services.pool, changeEvents, { ...p, sort: undefined }, req.services.secret, {
+        snapshot: knownAt,
+        where: [
+          (c) => `e.seq > ${c.bind(p.since, 'bigint')}`,
+          (c) => `e.jurisdiction_id = ANY(${c.bind(scope.ids, 'text[]')})`,
+          (c) => `e.detected_at <= ${c.snapshot}`,
+          ...(p.until !== undefined ? [(c: { bind: (v: unknown, t?: string) => string }) => `e.seq <= ${c.bind(p.until, 'bigint')}`] : []),
+          ...(p.layer ? [(c: { bind: (v: unknown, t?: string) => string }) => `e.layer = ANY(${c.bind(p.layer, 'text[]')})`] : []),
+          ...(p.kind ? [(c: { bind: (v: unknown, t?: string) => string }) => `e.kind = ANY(${c.bind(p.kind, 'text[]')})`] : []),
+        ],
+        map: eventItem,
+      });
+      const through = page.items.length ? page.items[page.items.length - 1].seq : p.since;
+      return { item: page.items, page: page.page, meta: { answer_through: through }, extra: { as_of: { known_as_of: knownAt, known_as_of_basis: known.basis } } };
+    },
+  },
+  {
+    id: 'getChangeEvent',
+    method: 'GET',
+    path: '/change_event/{change_event}',
+    summary: 'One change event',
+    tag: 'Change and delivery',
+    credential: 'key',
+    scope: 'law:read',
+    form: 'plain',
+    price: { credits: 1, per: 'call', note: 'One credit.' },
+    params: [{ name: 'change_event', in: 'path', type: 'string', required: true }],
+    handler: async (req) => {
+      const id = requireId('change_event', req.params.change_event, 'change_event');
+      const { rows } = await req.services.pool.query(`SELECT ${COLUMNS} FROM change_event e JOIN jurisdiction j ON j.id = e.jurisdiction_id WHERE e.id = $1`, [id]);
+      if (!rows[0]) throw notFound('change event', id);
+      return { item: eventItem(rows[0]) };
+    },
+  },
+]);

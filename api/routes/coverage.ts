@@ -1,0 +1,98 @@
+// What is held (spec 1.2.4, 4.3): per jurisdiction and layer, from which sources, how fresh, and
+// what is not held; and the codes in force in a jurisdiction.
+import { resolveTimes } from '../../core/time.ts';
+import { defineRoutes } from '../route.ts';
+import { SCOPE_PARAMS, resolveScope } from '../scope.ts';
+import { timeParams } from '../collection/index.ts';
+import { jurisdictionByRef } from './jurisdiction.ts';
+
+export const LAYERS = ['authority', 'district_list', 'zoning_text', 'district_map', 'overlay', 'ordinance', 'parcel', 'assessor', 'recorder', 'permit', 'case', 'future_land_use', 'special_district', 'context_layer'];
+
+export const coverageRoutes = defineRoutes([
+  {
+    id: 'listCoverage',
+    method: 'GET',
+    path: '/coverage',
+    summary: 'What is held per jurisdiction and layer, from which source, how fresh, and what is not',
+    tag: 'Search across towns',
+    credential: 'key',
+    scope: 'law:read',
+    form: 'plain',
+    collection: true,
+    price: { credits: 0, per: 'call', note: 'Free: knowing what is held should cost nothing.' },
+    params: [...SCOPE_PARAMS, { name: 'layer', in: 'query', type: 'array', items: { type: 'string', enum: LAYERS } }],
+    handler: async (req) => {
+      const db = req.services.pool;
+      const scope = await resolveScope(db, req.params);
+      const layers: string[] = req.params.layer ?? LAYERS;
+      const { rows: js } = await db.query('SELECT id, name, slug, level, fips_key FROM jurisdiction WHERE id = ANY($1) ORDER BY level, name', [scope.ids]);
+      const { rows: cov } = await db.query('SELECT * FROM coverage WHERE jurisdiction_id = ANY($1)', [scope.ids]);
+      const { rows: auth } = await db.query(`SELECT DISTINCT jurisdiction_id FROM authority WHERE jurisdiction_id = ANY($1) AND upper_inf(known)`, [scope.ids]);
+      const item = js.map((j) => ({
+        jurisdiction: { id: j.id, name: j.name, slug: j.slug, fips_key: j.fips_key, href: `/jurisdiction/${j.id}` },
+        layer: layers.map((name) => {
+          if (name === 'authority') return { layer: name, held: auth.some((a) => a.jurisdiction_id === j.id), tier: auth.some((a) => a.jurisdiction_id === j.id) ? 'full' : 'none', source: 'manifest' };
+          const c = cov.find((r) => r.jurisdiction_id === j.id && r.layer === name);
+          if (!c) return { layer: name, held: false, tier: 'none', reason: 'no public source for this layer is held' };
+          return {
+            layer: name,
+            held: c.held,
+            tier: c.tier,
+            last_retrieved_at: c.last_retrieved_at,
+            last_changed_at: c.last_changed_at,
+            earliest_retained: c.earliest_retained,
+            source: Object.entries(c.detail?.sources ?? {}).map(([key, v]) => ({ key, ...(v as object) })),
+          };
+        }),
+      }));
+      return { item, page: { size: item.length, next_cursor: null } };
+    },
+  },
+  {
+    id: 'listCodes',
+    method: 'GET',
+    path: '/jurisdiction/{jurisdiction}/code',
+    summary: 'Codes in force: zoning and others, and which building and fire code editions apply',
+    tag: 'One town',
+    credential: 'key',
+    scope: 'law:read',
+    form: 'plain',
+    collection: true,
+    price: { credits: 1, per: 'call', note: 'One credit.' },
+    params: [
+      { name: 'jurisdiction', in: 'path', type: 'string', required: true },
+      { name: 'kind', in: 'query', type: 'array', items: { type: 'string', enum: ['zoning', 'subdivision', 'stormwater', 'floodplain', 'building', 'fire'] } },
+      ...timeParams(),
+    ],
+    handler: async (req) => {
+      const db = req.services.pool;
+      const j = await jurisdictionByRef(db, req.params.jurisdiction, 'jurisdiction');
+      const times = resolveTimes(req.params, j.timezone);
+      const known = times.knownAsOf.kind === 'instant' ? times.knownAsOf.instant : times.knownAsOf.end;
+      const asOf = times.asOf.kind === 'instant' ? times.asOf.date : times.asOf.to;
+      const kinds: string[] = req.params.kind ?? ['zoning', 'subdivision', 'stormwater', 'floodplain', 'building', 'fire'];
+      const { rows: docs } = await db.query(
+        `SELECT d.id, d.title, d.url_canonical, v.id AS version, v.number, v.retrieved_at
+           FROM document d JOIN source s ON s.id = d.source_id AND s.kind = 'code_text'
+           JOIN LATERAL (SELECT * FROM document_version WHERE document_id = d.id AND retrieved_at <= $2::timestamptz AND loaded_at IS NOT NULL ORDER BY number DESC LIMIT 1) v ON true
+          WHERE d.jurisdiction_id = $1`,
+        [j.id, known],
+      );
+      const { rows: auth } = await db.query(
+        `SELECT a.subject, a.relationship, a.legal_name, a.citation_id, g.level, g.name AS governing, g.id AS governing_id
+           FROM authority a JOIN jurisdiction g ON g.id = a.governing_jurisdiction_id
+          WHERE a.jurisdiction_id = $1 AND a.subject IN ('building_code', 'fire_code') AND a.valid @> $2::date AND a.known @> $3::timestamptz`,
+        [j.id, asOf, known],
+      );
+      const item = [
+        ...(kinds.includes('zoning') ? docs.map((d) => ({ kind: 'zoning', title: d.title, document: d.id, version: d.version, version_number: d.number, url: d.url_canonical, retrieved_at: d.retrieved_at, adoption: { level: 'local', jurisdiction: j.id } })) : []),
+        ...auth
+          .filter((a) => kinds.includes(a.subject === 'building_code' ? 'building' : 'fire'))
+          .map((a) => ({ kind: a.subject === 'building_code' ? 'building' : 'fire', title: a.relationship ?? a.legal_name, edition: { status: 'withheld', reason: 'the edition in force is not stated by a held source' }, adoption: { level: a.level === 'state' ? 'state' : a.level === 'county' ? 'county' : 'local', jurisdiction: a.governing_id, name: a.governing }, citation: a.citation_id })),
+      ];
+      const held = new Set(item.map((i) => i.kind));
+      const layer = kinds.filter((k) => !held.has(k)).map((k) => ({ layer: k, held: false, reason: `no ${k} code is held for ${j.name}` }));
+      return { item, page: { size: item.length, next_cursor: null }, extra: { layer } };
+    },
+  },
+]);

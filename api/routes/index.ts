@@ -1,0 +1,24 @@
+// Every route of the API, by group. The server and the OpenAPI document both read this list.
+import type { Route } from '../route.ts';
+import { jurisdictionRoutes } from './jurisdiction.ts';
+import { metaRoutes } from './meta.ts';
+import { accountRoutes } from './account.ts';
+import { keyRoutes } from './keys.ts';
+import { billingRoutes } from './billing.ts';
+import { placeRoutes } from './place.ts';
+import { changeRoutes } from './changes.ts';
+import { evidenceRoutes } from './evidence.ts';
+import { documentRoutes } from './documents.ts';
+import { districtRoutes } from './districts.ts';
+import { parcelRoutes } from './parcels.ts';
+import { coverageRoutes } from './coverage.ts';
+import { ruleRoutes } from './rule.ts';
+import { placeBatchRoutes } from './place-batch.ts';
+import { suggestionRoutes } from './suggestion.ts';
+import { zoningRoutes } from './zoning.ts';
+import { extractRoutes } from './extracts.ts';
+import { conformanceRoutes } from './conformance.ts';
+import { imageRoutes, tileRoutes } from '../../tiles/routes.ts';
+import { viewerRoutes } from '../../tiles/viewer.ts';
+
+export const allRoutes: Route[] = [...metaRoutes, ...accountRoutes, ...keyRoutes, ...billingRoutes, ...jurisdictionRoutes, ...placeRoutes, ...changeRoutes, ...evidenceRoutes, ...documentRoutes, ...districtRoutes, ...parcelRoutes, ...coverageRoutes, ...ruleRoutes, ...placeBatchRoutes, ...suggestionRoutes, ...zoningRoutes, ...extractRoutes, ...conformanceRoutes, ...tileRoutes, ...imageRoutes, ...viewerRoutes];

@@ -1,0 +1,233 @@
+// Zoning in the /v1 form (spec 4.7): the classifications in force at a place (base first, then
+// overlays) or a government's legend; allowances and standards by include; GeoJSON by format or
+// Accept. A use the ordinance never names is absent from allowances: that is not a prohibition.
+import { ApiError, invalid, notFound } from '../../core/errors.ts';
+import { isId } from '../../core/ids.ts';
+import { resolveTimes } from '../../core/time.ts';
+import type { Queryable } from '../../store/db.ts';
+import { type CitationView, citationsByIds } from '../../store/evidence.ts';
+import { containment } from '../../store/jurisdictions.ts';
+import { controlsFor, districtShares, permissionsFor, unlistedUseRule } from '../../store/place/law.ts';
+import { resolveLocation, type Times } from '../../store/place/resolve.ts';
+import { defineRoutes, type Req } from '../route.ts';
+import { timeParams } from '../collection/index.ts';
+import { parseBbox } from './parcels.ts';
+import { jurisdictionByRef } from './jurisdiction.ts';
+
+const RESULT: Record<string, string> = { by_right: 'permitted', permitted_with_standards: 'permitted', administrative_approval: 'conditional', conditional_use: 'conditional', prohibited: 'prohibited', unknown: 'unknown' };
+const INCLUDES = ['allowance', 'standard', 'geometry'] as const;
+const zon = (districtId: string) => `zon_${districtId.slice(4)}`;
+const dst = (zoningId: string) => `dst_${zoningId.slice(4)}`;
+
+const inline = (c: CitationView | undefined) => (c ? { id: c.id, section: c.section_ref, passage: c.quote, url: c.href, effective: c.effective_from } : null);
+
+interface ZoningRow {
+  id: string;
+  jurisdiction_id: string;
+  kind: string;
+  code_normalized: string;
+  local_label: string | null;
+  type: string | null;
+  purpose: string | null;
+  section_ref: string | null;
+  precedence_rank: number | null;
+  citation_id: string | null;
+  effective_from: string;
+  effective_to: string | null;
+  source_url: string | null;
+  source_kind: string;
+  retrieved_at: string;
+  area_m2: number | null;
+  geometry: string | null;
+}
+
+async function districtsWhere(db: Queryable, where: string, params: unknown[], t: Times, withGeometry: boolean): Promise<ZoningRow[]> {
+  const { rows } = await db.query(
+    `SELECT DISTINCT ON (d.id) d.id, d.jurisdiction_id, d.kind, d.code_normalized, d.local_label, d.type, d.purpose, d.section_ref, d.precedence_rank,
+            d.citation_id, lower(d.valid)::text AS effective_from, upper(d.valid)::text AS effective_to, doc.url_canonical AS source_url, s.kind AS source_kind,
+            v.retrieved_at,
+            (SELECT sum(ST_Area(a.geom::geography)) FROM district_area a WHERE a.district_id = d.id AND a.valid @> $1::date AND a.known @> $2::timestamptz) AS area_m2,
+            ${withGeometry ? `(SELECT ST_AsGeoJSON(ST_Multi(ST_Union(a.geom)), 7) FROM district_area a WHERE a.district_id = d.id AND a.valid @> $1::date AND a.known @> $2::timestamptz)` : 'NULL'} AS geometry
+       FROM district d JOIN source s ON s.id = d.source_id
+       LEFT JOIN document_version v ON v.id = d.source_version_id LEFT JOIN document doc ON doc.id = v.document_id
+      WHERE d.valid @> $1::date AND d.known @> $2::timestamptz AND (${where})
+      ORDER BY d.id, CASE s.kind WHEN 'code_text' THEN 0 WHEN 'district_list' THEN 1 ELSE 2 END`,
+    [t.asOf, t.knownAsOf, ...params],
+  );
+  return rows;
+}
+
+async function zoningObjects(req: Req, rows: ZoningRow[], t: Times) {
+  const db = req.services.pool;
+  const include = new Set<string>(req.params.include ?? []);
+  const ids = rows.map((r) => r.id);
+  const permissions = include.has('allowance') || req.params.use ? await permissionsFor(db, ids, t, req.params.use ? [req.params.use] : undefined) : [];
+  const controls = include.has('standard') ? await controlsFor(db, ids, t) : [];
+  const jurisdictions = [...new Set(rows.map((r) => r.jurisdiction_id))];
+  const unlisted = new Map(await Promise.all(jurisdictions.map(async (j) => [j, await unlistedUseRule(db, j, t)] as const)));
+  const cites = await citationsByIds(db, [...rows.map((r) => r.citation_id), ...permissions.map((p) => p.citation_id), ...controls.map((c) => c.citation_id), ...[...unlisted.values()].map((u) => u?.citation_id)]);
+  const js = new Map<string, Record<string, any>>();
+  for (const j of jurisdictions) {
+    const { rows: jr } = await db.query('SELECT id, name, type, fips_key FROM jurisdiction WHERE id = $1', [j]);
+    js.set(j, { id: jr[0].id, name: jr[0].name, type: jr[0].type, fips: jr[0].fips_key, href: `/jurisdiction/${jr[0].id}`, within: await containment(db, j) });
+  }
+  return rows.map((r) => {
+    const j = js.get(r.jurisdiction_id)!;
+    const allowances = permissions
+      .filter((p) => p.district_id === r.id)
+      .map((p) => ({ use: { code: p.use_slug ?? p.use_label_raw, name: p.use_name ?? p.use_label_raw, category: p.use_slug?.split('.')[0] ?? null }, result: RESULT[p.level], qualification: p.conditions, process: p.process ?? (p.level === 'conditional_use' ? 'special permit' : null), symbol: p.symbol, citation: inline(cites.get(p.citation_id)) }));
+    const u = unlisted.get(r.jurisdiction_id);
+    const obj: Record<string, unknown> = {
+      object: 'zoning',
+      id: zon(r.id),
+      code: r.code_normalized,
+      name: r.local_label,
+      kind: r.kind,
+      applies_over: r.kind === 'overlay' ? { scope: 'mapped_area', codes: [], citation: null } : null,
+      precedence: { rank: r.precedence_rank, basis: r.precedence_rank === null ? (r.kind === 'overlay' ? 'overlay supersedes base where it states a value' : 'base') : 'stated', citation: null },
+      jurisdiction: { id: j.id, name: j.name, type: j.type, fips: j.fips, href: j.href },
+      within: j.within.map((w: Record<string, string>) => ({ id: w.id, name: w.name, tier: w.level, type: w.type, fips: w.fips_key })),
+      category: { code: r.type, description: r.type ? r.type.replace(/_/g, ' ') : null },
+      purpose: r.purpose,
+      ordinance: { citation: inline(cites.get(r.citation_id ?? '')), section: r.section_ref, url: r.source_url, adopted: null, effective: r.effective_from },
+      effective: { from: r.effective_from, to: r.effective_to },
+      legal_status: 'adopted',
+      mapped_area_m2: r.area_m2 === null ? null : Math.round(r.area_m2),
+      unlisted_uses: u ? { result: u.result, process: u.process, citation: inline(cites.get(u.citation_id)) } : null,
+      sources: [{ kind: r.source_kind, url: r.source_url, acquired: r.retrieved_at ? new Date(r.retrieved_at).toISOString() : null }],
+      as_of: t.asOf,
+      href: `/v1/zoning/${zon(r.id)}`,
+    };
+    if (include.has('allowance')) obj.allowances = allowances;
+    if (include.has('standard')) {
+      obj.standards = controls.filter((c) => c.district_id === r.id).map((c) => ({ type: c.control_type, value: { min: c.min, max: c.max, unit: c.unit }, text: c.value_text, qualification: [c.building_type, c.qualifier, c.conditions].filter(Boolean).join('; ') || null, citation: inline(cites.get(c.citation_id)) }));
+    }
+    if (include.has('geometry')) obj.geometry = r.geometry ? JSON.parse(r.geometry) : null;
+    return { obj, allowances };
+  });
+}
+
+function asGeoJson(req: Req) {
+  return req.params.format === 'geojson' || /application\/geo\+json/.test(req.ctx.get('accept'));
+}
+
+function feature(o: Record<string, unknown>) {
+  const { geometry, ...properties } = o;
+  return { type: 'Feature', id: o.id, geometry: geometry ?? null, properties };
+}
+
+function times(req: Req, tz = 'America/New_York'): Times {
+  const t = resolveTimes(req.params, tz);
+  if (t.asOf.kind === 'interval') throw invalid('as_of', 'zoning answers at one date; ask /rule or a district for an interval');
+  return { asOf: t.asOf.date, knownAsOf: t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end };
+}
+
+export const zoningRoutes = defineRoutes([
+  {
+    id: 'listZoning',
+    method: 'GET',
+    path: '/v1/zoning',
+    summary: 'Zoning classifications in force at a place (base first, then overlays), or a government’s legend',
+    tag: 'Zoning',
+    credential: 'key',
+    scope: 'place:read',
+    form: 'v1',
+    collection: true,
+    dryRun: true,
+    produces: ['application/geo+json'],
+    price: { credits: 1, per: 'call', repeatFreeHours: 24, note: 'At a place: one credit per place, free again for a day; a legend is charged as a page.' },
+    params: [
+      { name: 'address', in: 'query', type: 'string' },
+      { name: 'lat', in: 'query', type: 'number', min: -90, max: 90 },
+      { name: 'lon', in: 'query', type: 'number', min: -180, max: 180 },
+      { name: 'parcel', in: 'query', type: 'string' },
+      { name: 'bbox', in: 'query', type: 'string' },
+      { name: 'jurisdiction', in: 'query', type: 'string' },
+      { name: 'fips', in: 'query', type: 'string' },
+      { name: 'code', in: 'query', type: 'string' },
+      { name: 'kind', in: 'query', type: 'string', enum: ['base', 'overlay'] },
+      { name: 'use', in: 'query', type: 'string' },
+      { name: 'result', in: 'query', type: 'string', enum: ['permitted', 'conditional', 'prohibited', 'unknown'] },
+      { name: 'legal_status', in: 'query', type: 'string', enum: ['adopted', 'proposed'], default: 'adopted' },
+      { name: 'include', in: 'query', type: 'array', items: { type: 'string', enum: INCLUDES } },
+      { name: 'format', in: 'query', type: 'string', enum: ['json', 'geojson'], default: 'json' },
+      ...timeParams(),
+      { name: 'cursor', in: 'query', type: 'string' },
+      { name: 'size', in: 'query', type: 'integer', min: 1, max: 200, default: 25 },
+      { name: 'total', in: 'query', type: 'boolean', default: false },
+    ],
+    handler: async (req) => {
+      const p = req.params;
+      const db = req.services.pool;
+      if (p.result && !p.use) throw invalid('result', 'result filters the answer for a use: send use as well');
+      if ((p.lat === undefined) !== (p.lon === undefined)) throw invalid(p.lat === undefined ? 'lat' : 'lon', 'lat and lon go together');
+      if (p.code && !p.jurisdiction && !p.fips) throw invalid('code', 'a district code needs jurisdiction or fips');
+      const t = times(req);
+      let rows: ZoningRow[];
+      let chargeKey: string | null = null;
+      const placeGiven = p.address || p.lat !== undefined || p.parcel || p.bbox;
+      if (placeGiven) {
+        const geometry = p.bbox ? (() => { const [w, s, e, n] = parseBbox(p.bbox); return JSON.stringify({ type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] }); })() : undefined;
+        const r = await resolveLocation(db, { address: p.address, point: p.lat !== undefined ? { lat: p.lat, lon: p.lon } : undefined, parcel: p.parcel ? [p.parcel] : undefined, geometry }, t);
+        if (r.state !== 'resolved' || !r.geojson || !r.jurisdiction) throw new ApiError(r.state === 'ambiguous' ? 'location_ambiguous' : 'location_insufficient_precision', { field: p.address ? 'address' : 'location', detail: r.detail ?? `the location resolves to a ${r.grain}` });
+        const shares = await districtShares(db, r.jurisdiction, r.geojson, t);
+        if (shares.length === 0) throw new ApiError('not_available', { detail: 'No zoning map is held for this place.' });
+        rows = await districtsWhere(db, 'd.id = ANY($3::text[])', [shares.map((s) => s.district_id)], t, (p.include ?? []).includes('geometry'));
+        rows.sort((a, b) => (a.kind === b.kind ? a.code_normalized.localeCompare(b.code_normalized) : a.kind === 'base' ? -1 : 1));
+        chargeKey = `zoning:${r.parcels.map((x) => x.id).join('+') || r.geojson}`;
+      } else {
+        if (!p.jurisdiction && !p.fips) throw invalid('jurisdiction', 'name a place (address, lat and lon, parcel, bbox) or a jurisdiction for its legend');
+        const j = p.jurisdiction ? await jurisdictionByRef(db, p.jurisdiction, 'jurisdiction') : await fipsJurisdiction(db, p.fips);
+        rows = await districtsWhere(db, `d.jurisdiction_id = $3 AND ($4::text IS NULL OR d.kind = $4) AND ($5::text IS NULL OR d.code_normalized = upper($5))`, [j.id, p.kind ?? null, p.code ?? null], t, (p.include ?? []).includes('geometry'));
+        if (rows.length === 0 && !p.code) throw new ApiError('not_available', { detail: `No zoning is published for ${j.name} in what Landlex holds.` });
+        rows.sort((a, b) => a.kind.localeCompare(b.kind) || a.code_normalized.localeCompare(b.code_normalized));
+      }
+      if (p.kind) rows = rows.filter((r) => r.kind === p.kind);
+      if (p.legal_status === 'proposed') rows = []; // no pending amendment creating districts is held
+      let out = await zoningObjects(req, rows, t);
+      if (p.use) out = out.filter((o) => o.allowances.some((a) => !p.result || a.result === p.result));
+      const data = out.map((o) => o.obj);
+      const charge = chargeKey ? { keys: [chargeKey] } : { keys: [`legend:${req.ctx.querystring}:${Date.now()}`] };
+      if (asGeoJson(req)) return { raw: true, body: { type: 'FeatureCollection', features: data.map(feature) }, contentType: 'application/geo+json', charge };
+      return { item: data, hasMore: false, nextCursor: null, page: p.total ? { total: { value: data.length, relation: 'eq' } } : {}, charge };
+    },
+  },
+  {
+    id: 'getZoning',
+    method: 'GET',
+    path: '/v1/zoning/{zoning_id}',
+    summary: 'One zoning classification; unlisted_uses always included',
+    tag: 'Zoning',
+    credential: 'key',
+    scope: 'place:read',
+    form: 'v1',
+    dryRun: true,
+    produces: ['application/geo+json'],
+    price: { credits: 1, per: 'call', repeatFreeHours: 24, note: 'One credit; repeats within a day are free.' },
+    params: [
+      { name: 'zoning_id', in: 'path', type: 'string', required: true },
+      { name: 'include', in: 'query', type: 'array', items: { type: 'string', enum: INCLUDES } },
+      { name: 'format', in: 'query', type: 'string', enum: ['json', 'geojson'], default: 'json' },
+      ...timeParams(),
+    ],
+    handler: async (req) => {
+      const id: string = req.params.zoning_id;
+      if (!isId('zoning', id)) throw new ApiError('id_malformed', { field: 'zoning_id', detail: `${JSON.stringify(id)} is not a zon_ id` });
+      const t = times(req);
+      const rows = await districtsWhere(req.services.pool, 'd.id = $3', [dst(id)], t, (req.params.include ?? []).includes('geometry'));
+      if (!rows[0]) throw notFound('zoning classification', id);
+      const [{ obj }] = await zoningObjects(req, rows, t);
+      const charge = { keys: [`zoning:${id}`] };
+      if (asGeoJson(req)) return { raw: true, body: feature(obj), contentType: 'application/geo+json', charge };
+      return { item: obj, charge };
+    },
+  },
+]);
+
+async function fipsJurisdiction(db: Queryable, fips: string) {
+  if (!/^\d{2}(\d{3})?$/.test(fips)) throw invalid('fips', 'a Census GEOID of 2 (state) or 5 (county) digits');
+  const level = fips.length === 2 ? 'state' : 'county';
+  const { rows } = await db.query('SELECT id, name FROM jurisdiction WHERE fips_key = $1', [`us:${level}:${fips}`]);
+  if (!rows[0]) throw notFound('jurisdiction', fips);
+  return rows[0] as { id: string; name: string };
+}

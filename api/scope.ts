@@ -1,0 +1,68 @@
+// Scope parameters (spec 4.0.4) for searches across towns: exactly one of region, jurisdiction
+// (repeatable), state, county or geometry (with buffer in feet). Resolved to jurisdiction ids.
+import { ApiError, invalid, notFound } from '../core/errors.ts';
+import { stateFips } from '../core/states.ts';
+import type { Queryable } from '../store/db.ts';
+import type { Param } from './params.ts';
+
+export const SCOPE_PARAMS: Param[] = [
+  { name: 'region', in: 'query', type: 'string', description: 'A rgn_ saved region or sta_ statistical area.' },
+  { name: 'jurisdiction', in: 'query', type: 'array', maxItems: 100, description: 'jur_ ids, slugs or fips_keys; repeatable.' },
+  { name: 'state', in: 'query', type: 'string', description: 'Two-letter postal code or two-digit FIPS.' },
+  { name: 'county', in: 'query', type: 'string', description: "5-digit county FIPS or a county's jur_ id." },
+  { name: 'geometry', in: 'query', type: 'string', description: 'WKT or GeoJSON: jurisdictions that intersect it.' },
+  { name: 'buffer', in: 'query', type: 'number', min: 0, max: 52_800, description: 'Feet around geometry.' },
+];
+
+export interface Scope {
+  kind: 'jurisdiction' | 'state' | 'county' | 'geometry';
+  ids: string[];
+  /** what was asked, for coverage notes */
+  label: string;
+}
+
+export async function resolveScope(db: Queryable, p: Record<string, any>): Promise<Scope> {
+  const given = ['region', 'jurisdiction', 'state', 'county', 'geometry'].filter((k) => p[k] !== undefined);
+  if (given.length === 0) throw invalid('jurisdiction', 'name one scope: jurisdiction, state, county, geometry or region');
+  if (given.length > 1) throw invalid(given[1], `give one scope, not ${given.join(' and ')}`);
+  if (p.buffer !== undefined && !p.geometry) throw invalid('buffer', 'buffer applies to geometry');
+  if (p.region) {
+    throw new ApiError('not_available', { field: 'region', detail: 'No saved regions or statistical areas are held yet; name jurisdictions, a state or a county.' });
+  }
+  if (p.jurisdiction) {
+    const wanted = p.jurisdiction as string[];
+    const { rows } = await db.query('SELECT id, slug, fips_key FROM jurisdiction WHERE id = ANY($1) OR slug = ANY($1) OR fips_key = ANY($1)', [wanted]);
+    const missing = wanted.filter((w) => !rows.some((r) => r.id === w || r.slug === w || r.fips_key === w));
+    if (missing.length) throw invalid('jurisdiction', `not a jurisdiction held: ${missing.join(', ')}`);
+    return { kind: 'jurisdiction', ids: rows.map((r) => r.id), label: wanted.join(',') };
+  }
+  if (p.state) {
+    const fips = stateFips(p.state, 'state');
+    const { rows } = await db.query('SELECT id FROM jurisdiction WHERE fips_state = $1', [fips]);
+    return { kind: 'state', ids: rows.map((r) => r.id), label: `state ${p.state}` };
+  }
+  if (p.county) {
+    const raw = String(p.county);
+    let rows: Array<{ id: string }>;
+    if (raw.startsWith('jur_')) {
+      const c = await db.query(`SELECT fips_state, fips_county FROM jurisdiction WHERE id = $1 AND level = 'county'`, [raw]);
+      if (!c.rows[0]) throw notFound('county', raw);
+      rows = (await db.query('SELECT id FROM jurisdiction WHERE fips_state = $1 AND fips_county = $2', [c.rows[0].fips_state, c.rows[0].fips_county])).rows;
+    } else if (/^\d{5}$/.test(raw)) {
+      rows = (await db.query('SELECT id FROM jurisdiction WHERE fips_state = $1 AND fips_county = $2', [raw.slice(0, 2), raw.slice(2)])).rows;
+    } else throw invalid('county', `${JSON.stringify(raw)} is not a 5-digit county FIPS or a county's jur_ id`);
+    return { kind: 'county', ids: rows.map((r) => r.id), label: `county ${raw}` };
+  }
+  const text = String(p.geometry).trim();
+  const { rows } = await db
+    .query(
+      `WITH g AS (SELECT CASE WHEN $2 THEN ST_SetSRID(ST_GeomFromGeoJSON($1), 4326) ELSE ST_GeomFromText($1, 4326) END AS geom)
+       SELECT j.id FROM jurisdiction j, g
+        WHERE j.boundary IS NOT NULL AND ST_DWithin(j.boundary::geography, g.geom::geography, $3::float8)`,
+      [text, text.startsWith('{'), (p.buffer ?? 0) * 0.3048],
+    )
+    .catch((err: Error) => {
+      throw invalid('geometry', `is not valid WKT or GeoJSON: ${err.message}`);
+    });
+  return { kind: 'geometry', ids: rows.map((r) => r.id), label: 'geometry' };
+}

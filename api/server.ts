@@ -1,0 +1,62 @@
+// Start and stop the API: listen, and on shutdown stop accepting, finish what is in flight,
+// write pending usage, give back leased credit, close the pool.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../core/config.ts';
+import { createLogger, type Logger } from '../core/log.ts';
+import { createPool, type Pool } from '../store/db.ts';
+import { loadSecret } from '../store/settings.ts';
+import { makeApp } from './app.ts';
+import { createMeter } from './metering/meter.ts';
+import { startOutbox } from '../activities/email.ts';
+import type { Services } from './services.ts';
+import { ChangeHub } from './changes/hub.ts';
+import type { Route } from './route.ts';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  services: Services;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config, opts: { log?: Logger; pool?: Pool; routes?: Route[] } = {}): Promise<RunningServer> {
+  const log = opts.log ?? createLogger(config.logLevel);
+  const pool = opts.pool ?? createPool(config.databaseUrl, { max: config.dbPoolSize, statementTimeoutMs: config.statementTimeoutMs, serving: true });
+  const secret = await loadSecret(pool, config.secretKey);
+  const meter = createMeter(pool, { leaseBlock: config.creditLeaseBlock, log });
+  const outbox = startOutbox(pool, config, log);
+  const changes = new ChangeHub(pool);
+  const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, startedAt: new Date() };
+  const app = makeApp(services, opts.routes);
+  const server = createServer(app.callback());
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${config.host}:${port}`;
+  if (!process.env.PUBLIC_BASE_URL) config.publicBaseUrl = url;
+  log.info('listening', { url });
+
+  let closing: Promise<void> | null = null;
+  const close = () => {
+    closing ??= (async () => {
+      log.info('shutting down');
+      await changes.close(); // ends open change-feed streams
+      // Stop accepting; connections left idle by finished requests are closed as they go idle.
+      server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearInterval(sweep);
+      await outbox.stop();
+      await meter.close();
+      if (!opts.pool) await pool.end();
+      log.info('stopped');
+    })();
+    return closing;
+  };
+  return { url, port, services, server, close };
+}

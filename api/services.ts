@@ -1,0 +1,24 @@
+// What handlers receive: configuration, the pool, the logger and the long-lived services.
+import type { Config } from '../core/config.ts';
+import type { Logger } from '../core/log.ts';
+import type { Pool } from '../store/db.ts';
+import type { Meter } from './metering/types.ts';
+import type { ChangeHub } from './changes/hub.ts';
+
+export interface Mailer {
+  /** Wake the outbox dispatcher (mail was just enqueued in a committed transaction). */
+  kick(): void;
+}
+
+export interface Services {
+  config: Config;
+  pool: Pool;
+  log: Logger;
+  /** signs cursors and location tokens */
+  secret: Buffer;
+  meter: Meter;
+  mailer: Mailer;
+  changes: ChangeHub;
+  /** process start, for /health */
+  startedAt: Date;
+}

@@ -1,0 +1,195 @@
+// landlex: migrate | serve | org create | ingest | worker | extract
+import { Command } from 'commander';
+import { ConfigError, loadConfig, redact } from '../core/config.ts';
+import { createLogger } from '../core/log.ts';
+import { createPool, ensureDatabase } from '../store/db.ts';
+import { migrate } from '../store/migrate.ts';
+import { startServer } from '../api/server.ts';
+import { orgCreate } from './org.ts';
+import { examples, sampleKey } from './sample.ts';
+import { runIngest, table } from './ingest.ts';
+import { describeOutcome, runExtractCli } from './extract.ts';
+
+function config() {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+const program = new Command().name('landlex').description('Land-use rules and property records from public sources.');
+
+program
+  .command('migrate')
+  .description('create the database if needed and apply every migration (idempotent)')
+  .action(async () => {
+    const cfg = config();
+    const created = await ensureDatabase(cfg.databaseUrl);
+    const pool = createPool(cfg.databaseUrl, { max: 1 });
+    try {
+      const { applied, current } = await migrate(pool);
+      process.stdout.write(
+        `${created ? 'created database; ' : ''}${applied.length ? `applied ${applied.join(', ')}` : 'nothing to apply'}; schema at ${current} (${redact(cfg.databaseUrl)})\n`,
+      );
+    } finally {
+      await pool.end();
+    }
+  });
+
+program
+  .command('serve')
+  .description('serve the API')
+  .option('--port <port>', 'port to listen on (default PORT or 8080)')
+  .action(async (opts: { port?: string }) => {
+    if (opts.port !== undefined) process.env.PORT = opts.port;
+    const cfg = config();
+    const log = createLogger(cfg.logLevel);
+    const running = await startServer(cfg, { log });
+    const stop = (signal: string) => {
+      log.info('signal', { signal });
+      running.close().then(
+        () => process.exit(0),
+        (err) => {
+          log.error('shutdown failed', { err });
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+
+const org = program.command('org').description('organizations (the operator’s way in while registration is closed)');
+org
+  .command('create')
+  .description('create an organization with a verified owner and an API key')
+  .requiredOption('--name <name>', 'organization name')
+  .option('--credits <n>', 'prepaid credits to grant', '0')
+  .option('--email <email>', 'owner email (default owner@<slug>.invalid)')
+  .option('--password <password>', 'owner password (default: random, not printed)')
+  .option('--json', 'print {organization_id, api_key} as JSON')
+  .action(async (opts: { name: string; credits: string; email?: string; password?: string; json?: boolean }) => {
+    const cfg = config();
+    if (!/^\d+$/.test(opts.credits)) {
+      process.stderr.write(`--credits ${JSON.stringify(opts.credits)}: expected a whole number\n`);
+      process.exit(2);
+    }
+    const pool = createPool(cfg.databaseUrl, { max: 2 });
+    try {
+      const out = await orgCreate(pool, { name: opts.name, credits: Number(opts.credits), email: opts.email, password: opts.password }).catch((err: Error) => {
+        process.stderr.write(`${err.message}\n`);
+        process.exit(2);
+      });
+      process.stdout.write(opts.json ? `${JSON.stringify(out)}\n` : `organization ${out.organization_id}\nowner ${out.owner_email}\napi key ${out.api_key}\n`);
+    } finally {
+      await pool.end();
+    }
+  });
+
+program
+  .command('sample')
+  .description('ingest the sample jurisdictions (unchanged sources are skipped) and print an API key with example requests')
+  .option('--port <port>', 'port the API will listen on', '8080')
+  .option('--host <host>', 'host the API will listen on', '127.0.0.1')
+  .action(async (opts: { port: string; host: string }) => {
+    const cfg = config();
+    const pool = createPool(cfg.databaseUrl, { max: 4 });
+    try {
+      const summary = await runIngest(cfg, pool, createLogger('error'), 'all', { progress: process.stderr.isTTY });
+      process.stdout.write(`${table(summary)}\n\n`);
+      const key = await sampleKey(pool);
+      process.stdout.write(examples(`http://${opts.host}:${opts.port}`, key));
+    } finally {
+      await pool.end();
+    }
+  });
+
+program
+  .command('ingest')
+  .description('fetch, version, parse and load the sources of jurisdictions (in-process, or on Temporal with TEMPORAL_ADDRESS)')
+  .argument('[jurisdiction...]', 'jurisdiction slugs (manifests in ingest/manifests)')
+  .option('--all', 'every jurisdiction with a manifest')
+  .option('--json', 'print the summary as JSON on stdout')
+  .action(async (slugs: string[], opts: { all?: boolean; json?: boolean }) => {
+    const cfg = config();
+    if (!opts.all && slugs.length === 0) {
+      process.stderr.write('name a jurisdiction or pass --all\n');
+      process.exit(2);
+    }
+    const pool = createPool(cfg.databaseUrl, { max: 4 });
+    const log = createLogger(opts.json ? 'error' : cfg.logLevel === 'info' ? 'warn' : cfg.logLevel);
+    try {
+      const summary = await runIngest(cfg, pool, log, opts.all ? 'all' : slugs, { progress: !opts.json && process.stderr.isTTY });
+      process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : `${table(summary)}\n`);
+      process.exitCode = summary.totals.failed > 0 ? 1 : 0;
+    } finally {
+      await pool.end();
+    }
+  });
+
+program
+  .command('worker')
+  .description('run a Temporal worker for the ingestion workflows (needs TEMPORAL_ADDRESS)')
+  .action(async () => {
+    const cfg = config();
+    if (!cfg.temporalAddress) {
+      process.stderr.write('TEMPORAL_ADDRESS is not set: without Temporal, `landlex ingest` runs the workflows in-process\n');
+      process.exit(2);
+    }
+    const { runWorker } = await import('./temporal.ts');
+    const pool = createPool(cfg.databaseUrl, { max: cfg.dbPoolSize });
+    await runWorker(cfg, pool, createLogger(cfg.logLevel));
+  });
+
+program
+  .command('schedule')
+  .description('create or update one Temporal Schedule per source from its cadence (needs TEMPORAL_ADDRESS)')
+  .action(async () => {
+    const cfg = config();
+    if (!cfg.temporalAddress) {
+      process.stderr.write('TEMPORAL_ADDRESS is not set: schedules live on a Temporal server\n');
+      process.exit(2);
+    }
+    const { syncSchedules } = await import('./temporal.ts');
+    const pool = createPool(cfg.databaseUrl, { max: 2 });
+    try {
+      process.stdout.write(`${(await syncSchedules(cfg, pool)).join('\n')}\n`);
+    } finally {
+      await pool.end();
+    }
+  });
+
+program
+  .command('extract')
+  .description('write a resource of jurisdictions to a JSONL or Parquet file (in-process, or on Temporal with TEMPORAL_ADDRESS)')
+  .argument('<resource>', 'jurisdiction, parcel, property, district, district_area, permission, control or change_event')
+  .requiredOption('--jurisdiction <slug...>', 'jurisdictions (slug, jur_ id or fips_key); repeatable')
+  .requiredOption('--format <format>', 'parquet or jsonl')
+  .option('--as-of <time>', 'valid time (a date, a date-time with offset, or from:<date> to:<date>)')
+  .option('--known-as-of <time>', 'knowledge time (a date or a date-time with offset)')
+  .option('--field <names>', 'columns, comma-separated (id and effective_from are always kept)')
+  .option('--filter <json>', 'filter, e.g. \'{"area_m2": {"gte": 1000}}\'')
+  .option('--out <dir>', 'directory for the file (default EXTRACT_DIR/<extract id>)')
+  .option('--json', 'print the outcome as JSON on stdout')
+  .action(async (resource: string, opts: { jurisdiction: string[]; format: string; asOf?: string; knownAsOf?: string; field?: string; filter?: string; out?: string; json?: boolean }) => {
+    const cfg = config();
+    const pool = createPool(cfg.databaseUrl, { max: 4 });
+    try {
+      const r = await runExtractCli(cfg, pool, createLogger('error'), resource, { ...opts, progress: !opts.json && process.stderr.isTTY });
+      process.stdout.write(opts.json ? `${JSON.stringify(r, null, 2)}\n` : `${describeOutcome(r)}\n`);
+      process.exitCode = r.state === 'succeeded' ? 0 : 1;
+    } catch (err) {
+      const e = err as { field?: string | null; detail?: string; message: string };
+      process.stderr.write(`${e.field ? `${e.field}: ` : ''}${e.detail ?? e.message}\n`);
+      process.exitCode = 2;
+    } finally {
+      await pool.end();
+    }
+  });
+
+await program.parseAsync(process.argv);

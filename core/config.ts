@@ -1,0 +1,147 @@
+// Configuration from the environment, validated once at start. Every bad value is reported
+// with its variable name and what is accepted, all at once, before anything starts.
+
+export interface Config {
+  databaseUrl: string;
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  smtpUrl: string | null;
+  mailFrom: string;
+  registrationOpen: boolean;
+  secretKey: string | null;
+  blobDir: string;
+  extractDir: string;
+  temporalAddress: string | null;
+  temporalNamespace: string;
+  temporalTaskQueue: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  rateLimitPerSecond: number;
+  creditLeaseBlock: number;
+  bodyLimitBytes: number;
+  sessionTtlSeconds: number;
+  statementTimeoutMs: number;
+  dbPoolSize: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/landlex';
+
+/** The variables, their defaults and meaning: README's table is written from this list. */
+export const VARIABLES: Array<{ name: string; default: string; meaning: string }> = [
+  { name: 'DATABASE_URL', default: DEFAULT_DATABASE_URL, meaning: 'PostgreSQL 15 + PostGIS 3 connection URL' },
+  { name: 'HOST', default: '127.0.0.1', meaning: 'address the API listens on' },
+  { name: 'PORT', default: '8080', meaning: 'port the API listens on (landlex serve --port overrides)' },
+  { name: 'PUBLIC_BASE_URL', default: 'http://HOST:PORT', meaning: 'base of links in emails and href fields' },
+  { name: 'SMTP_URL', default: '(none)', meaning: 'smtp://user:pass@host:port for outgoing mail; without it mail waits in the outbox' },
+  { name: 'MAIL_FROM', default: 'Landlex <no-reply@landlex.invalid>', meaning: 'From address of outgoing mail' },
+  { name: 'REGISTRATION_OPEN', default: 'false', meaning: 'allow POST /organization (open registration)' },
+  { name: 'SECRET_KEY', default: '(generated, kept in the database)', meaning: 'signs cursors and location tokens; at least 32 characters' },
+  { name: 'BLOB_DIR', default: 'var/blobs', meaning: 'content-addressed store of retrieved documents' },
+  { name: 'EXTRACT_DIR', default: 'var/extracts', meaning: 'where extract files are written' },
+  { name: 'TEMPORAL_ADDRESS', default: '(none: run workflows in-process)', meaning: 'host:port of a Temporal frontend' },
+  { name: 'TEMPORAL_NAMESPACE', default: 'default', meaning: 'Temporal namespace' },
+  { name: 'TEMPORAL_TASK_QUEUE', default: 'landlex', meaning: 'Temporal task queue' },
+  { name: 'LOG_LEVEL', default: 'info', meaning: 'debug, info, warn, error or silent' },
+  { name: 'RATE_LIMIT_PER_SECOND', default: '50', meaning: 'requests per second per credential' },
+  { name: 'CREDIT_LEASE_BLOCK', default: '100', meaning: 'most credit one API process leases at a time' },
+  { name: 'BODY_LIMIT_BYTES', default: '1048576', meaning: 'largest request body accepted (413 above)' },
+  { name: 'SESSION_TTL_SECONDS', default: '43200', meaning: 'lifetime of a console session' },
+  { name: 'STATEMENT_TIMEOUT_MS', default: '5000', meaning: 'PostgreSQL statement timeout for API queries' },
+  { name: 'DB_POOL_SIZE', default: '10', meaning: 'connections per process' },
+];
+
+export function loadConfig(env: Env = process.env): Config {
+  const problems: string[] = [];
+
+  const str = (name: string, fallback: string) => {
+    const v = env[name];
+    return v === undefined || v === '' ? fallback : v;
+  };
+  const int = (name: string, fallback: number, min: number, max: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name}=${JSON.stringify(raw)}: expected a whole number from ${min} to ${max}`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const bool = (name: string, fallback: boolean) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    problems.push(`${name}=${JSON.stringify(raw)}: expected true or false`);
+    return fallback;
+  };
+  const url = (name: string, fallback: string | null, protocols: string[]) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    try {
+      const u = new URL(raw);
+      if (!protocols.includes(u.protocol)) throw new Error('protocol');
+      return raw;
+    } catch {
+      problems.push(`${name}=${JSON.stringify(redact(raw))}: expected a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+      return fallback;
+    }
+  };
+
+  const host = str('HOST', '127.0.0.1');
+  const port = int('PORT', 8080, 0, 65535);
+  const logLevel = str('LOG_LEVEL', 'info');
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
+    problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)}: expected debug, info, warn, error or silent`);
+  }
+  const secretKey = env.SECRET_KEY && env.SECRET_KEY.length > 0 ? env.SECRET_KEY : null;
+  if (secretKey !== null && secretKey.length < 32) problems.push('SECRET_KEY: expected at least 32 characters');
+  const temporalAddress = str('TEMPORAL_ADDRESS', '') || null;
+  if (temporalAddress && !/^[^\s:/]+:\d+$/.test(temporalAddress)) {
+    problems.push(`TEMPORAL_ADDRESS=${JSON.stringify(temporalAddress)}: expected host:port`);
+  }
+
+  const config: Config = {
+    databaseUrl: url('DATABASE_URL', DEFAULT_DATABASE_URL, ['postgres:', 'postgresql:'])!,
+    host,
+    port,
+    publicBaseUrl: url('PUBLIC_BASE_URL', null, ['http:', 'https:']) ?? `http://${host}:${port}`,
+    smtpUrl: url('SMTP_URL', null, ['smtp:', 'smtps:']),
+    mailFrom: str('MAIL_FROM', 'Landlex <no-reply@landlex.invalid>'),
+    registrationOpen: bool('REGISTRATION_OPEN', false),
+    secretKey,
+    blobDir: str('BLOB_DIR', 'var/blobs'),
+    extractDir: str('EXTRACT_DIR', 'var/extracts'),
+    temporalAddress,
+    temporalNamespace: str('TEMPORAL_NAMESPACE', 'default'),
+    temporalTaskQueue: str('TEMPORAL_TASK_QUEUE', 'landlex'),
+    logLevel: logLevel as Config['logLevel'],
+    rateLimitPerSecond: int('RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000),
+    creditLeaseBlock: int('CREDIT_LEASE_BLOCK', 100, 1, 1_000_000),
+    bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
+    sessionTtlSeconds: int('SESSION_TTL_SECONDS', 43_200, 60, 31_536_000),
+    statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 5000, 100, 3_600_000),
+    dbPoolSize: int('DB_POOL_SIZE', 10, 1, 500),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+/** Hide a password in a URL before it is printed. */
+export function redact(raw: string): string {
+  try {
+    const u = new URL(raw);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return raw.replace(/:\/\/([^:@/]+):[^@/]+@/, '://$1:***@');
+  }
+}

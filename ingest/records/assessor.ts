@@ -1,0 +1,128 @@
+// Assessor rolls (CSV) to property rows, through a mapping (assessor-mapping.ts).
+// Policy, applied the same way to every roll:
+// - a line is rejected (kept in `rejected` with its reason) when it cannot be read as a row:
+//   wrong number of fields, broken quoting, no account key, or an account key that repeats on a
+//   line not adjacent to its first (an account's buildings are listed on consecutive lines);
+// - a cell that is blank or a placeholder the mapping names ("0", "1/1/1900", "NULL") states
+//   no value: null, and its field path is listed in `withheld`;
+// - a cell whose text cannot be read as its type (a non-number, an impossible date) is null,
+//   its field path is listed in `invalid`, and an issue names the line, column and text;
+//   the rest of the row is kept.
+import { type AssessorMapping, MappingError, checkMapping, missingColumns } from './assessor-mapping.ts';
+import { type Pending, buildRow, issue, readCells } from './assessor-row.ts';
+import { type CsvBad, type CsvLine, csvRecords, readCsv } from './csv.ts';
+import type { ParseIssue, PropertyRow, Rejected } from './types.ts';
+
+export interface RollResult {
+  header: string[];
+  rows: PropertyRow[];
+  rejected: Rejected[];
+  issues: ParseIssue[];
+}
+
+export type RollItem = { row: PropertyRow } | { rejected: Rejected } | { issue: ParseIssue };
+
+/** Reads a roll line by line; parseAssessorRoll and streamAssessorRoll feed it. */
+class RollReader {
+  private pending: Pending | null = null;
+  private seen = new Map<string, number>(); // account key → first line
+  private derivedCount = new Map<string, number>();
+
+  constructor(private m: AssessorMapping) {}
+
+  header(header: string[]): void {
+    const missing = missingColumns(this.m, header);
+    if (missing.length) throw new MappingError(`assessor mapping ${this.m.name}: the file has no column ${missing.join(', ')}`);
+  }
+
+  bad(b: CsvBad): RollItem[] {
+    return [{ rejected: { line: b.line, reason: b.reason, raw: b.raw } }];
+  }
+
+  line(l: CsvLine): RollItem[] {
+    const out: RollItem[] = [];
+    const m = this.m;
+    let key: string;
+    let basis: 'column' | 'derived';
+    if (m.columns.account_key) {
+      key = (l.values[m.columns.account_key] ?? '').trim();
+      basis = 'column';
+    } else {
+      key = (m.account_key_columns ?? []).map((c) => (l.values[c] ?? '').trim()).join('|');
+      basis = 'derived';
+      if (key.replace(/\|/g, '') === '') key = '';
+    }
+    if (!key) {
+      const what = m.columns.account_key ?? (m.account_key_columns ?? []).join(', ');
+      return [...this.flush(), { rejected: { line: l.line, reason: `no account key (${what} blank)`, raw: l.raw } }];
+    }
+    const groups = Boolean(m.columns.building_number);
+    if (this.pending && groups && this.pending.key === key) {
+      this.pending.lines.push(l);
+      this.pending.cells.push(readCells(m, l.values));
+      return out;
+    }
+    out.push(...this.flush());
+    if (basis === 'derived') {
+      const n = (this.derivedCount.get(key) ?? 0) + 1;
+      this.derivedCount.set(key, n);
+      if (n > 1) {
+        const detail = `derived key ${key} repeats (first at line ${this.seen.get(key)}); this row is ${key}#${n}`;
+        out.push({ issue: issue('warning', 'account_key_repeated', detail, l.line) });
+        key = `${key}#${n}`;
+      }
+    } else if (this.seen.has(key)) {
+      const reason = `account key ${key} repeats (first at line ${this.seen.get(key)}) on a line not adjacent to it`;
+      return [...out, { rejected: { line: l.line, reason, raw: l.raw } }];
+    }
+    if (!this.seen.has(key)) this.seen.set(key, l.line);
+    this.pending = { key, basis, lines: [l], cells: [readCells(m, l.values)] };
+    return out;
+  }
+
+  end(): RollItem[] {
+    return this.flush();
+  }
+
+  private flush(): RollItem[] {
+    const p = this.pending;
+    this.pending = null;
+    return p ? buildRow(this.m, p) : [];
+  }
+}
+
+/** A whole roll (small files; use `streamAssessorRoll` for big ones). */
+export function parseAssessorRoll(bytes: Uint8Array | string, mapping: AssessorMapping): RollResult {
+  const m = checkMapping(mapping);
+  const csv = readCsv(bytes, m.encoding);
+  const reader = new RollReader(m);
+  reader.header(csv.header);
+  const out: RollResult = { header: csv.header, rows: [], rejected: [], issues: [] };
+  const take = (items: RollItem[]) => {
+    for (const it of items) {
+      if ('row' in it) out.rows.push(it.row);
+      else if ('rejected' in it) out.rejected.push(it.rejected);
+      else out.issues.push(it.issue);
+    }
+  };
+  const lines: Array<CsvLine | (CsvBad & { bad: true })> = [...csv.rows, ...csv.bad.map((b) => ({ ...b, bad: true as const }))];
+  lines.sort((a, b) => a.line - b.line);
+  for (const l of lines) take('bad' in l ? reader.bad(l) : reader.line(l));
+  take(reader.end());
+  return out;
+}
+
+/** A roll read from a stream of chunks: the same rows, rejections and issues, in file order. */
+export async function* streamAssessorRoll(
+  chunks: AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>,
+  mapping: AssessorMapping,
+): AsyncGenerator<RollItem> {
+  const m = checkMapping(mapping);
+  const reader = new RollReader(m);
+  for await (const item of csvRecords(chunks, m.encoding)) {
+    if ('header' in item) reader.header(item.header);
+    else if (item.ok) yield* reader.line(item.row);
+    else yield* reader.bad(item.bad);
+  }
+  yield* reader.end();
+}

@@ -1,0 +1,132 @@
+// The OpenAPI 3.0 description of the OGC endpoints (conformance class oas30), written from the
+// collection definitions and the same parameter lists the routes parse. One set of paths per
+// collection, so each names its own queryables and feature properties.
+import { ERROR_CODES } from '../core/errors.ts';
+import { type Param, paramSchema } from '../api/params.ts';
+import type { Req } from '../api/route.ts';
+import { COLLECTIONS, type Collection, type PropType } from './collections.ts';
+import { GEOJSON_TYPE, JSON_TYPE, OPENAPI_30_TYPE, SCHEMA_TYPE, ogcBase } from './documents.ts';
+import { F_PARAM, ITEM_PARAMS, ITEMS_PARAMS } from './params.ts';
+
+type Json = Record<string, unknown>;
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+function parameter(p: Param): Json {
+  const schema = p.name === 'bbox' ? { type: 'array', minItems: 4, maxItems: 6, items: { type: 'number' } } : paramSchema(p);
+  return {
+    name: p.name,
+    in: p.in,
+    required: p.in === 'path' || Boolean(p.required),
+    description: p.description,
+    schema,
+    ...(p.name === 'bbox' ? { style: 'form', explode: false } : {}),
+  };
+}
+
+const PROP_SCHEMA: Record<PropType, Json> = {
+  string: { type: 'string', nullable: true },
+  number: { type: 'number', nullable: true },
+  integer: { type: 'integer', nullable: true },
+  date: { type: 'string', format: 'date', nullable: true },
+  object: { type: 'object', nullable: true },
+};
+
+function featureSchema(c: Collection): Json {
+  return {
+    type: 'object',
+    required: ['type', 'geometry', 'properties'],
+    properties: {
+      type: { type: 'string', enum: ['Feature'] },
+      id: { type: 'string' },
+      geometry: { ...ref('GeometryGeoJSON'), nullable: true },
+      properties: { type: 'object', properties: Object.fromEntries(c.properties.map((p) => [p.name, { ...PROP_SCHEMA[p.type], description: p.title }])) },
+      links: { type: 'array', items: ref('Link') },
+    },
+  };
+}
+
+const errors = (statuses: string[]) =>
+  Object.fromEntries(statuses.map((s) => [s, { $ref: `#/components/responses/E${s}` }]));
+
+const ok = (description: string, type: string, schema: Json) => ({ description, content: { [type]: { schema } } });
+
+function op(id: string, summary: string, params: Param[], response: Json, keyed: boolean): Json {
+  return {
+    operationId: id,
+    summary,
+    tags: ['OGC API Features'],
+    parameters: params.map(parameter),
+    responses: { '200': response, ...errors(keyed ? ['400', '401', '402', '403', '404', '422', '429'] : ['422', '429']) },
+    security: keyed ? [{ apiKey: [] }] : [],
+  };
+}
+
+function collectionPaths(c: Collection): Record<string, Json> {
+  const strip = (ps: Param[]) => ps.filter((p) => p.name !== 'collectionId');
+  const cap = c.id[0].toUpperCase() + c.id.slice(1);
+  return {
+    [`/collections/${c.id}`]: { get: op(`describe${cap}`, `Describe ${c.title}`, [F_PARAM], ok(c.title, JSON_TYPE, ref('Collection')), true) },
+    [`/collections/${c.id}/queryables`]: { get: op(`queryables${cap}`, `Queryables of ${c.title}`, [F_PARAM], ok('JSON Schema of the queryables', SCHEMA_TYPE, { type: 'object' }), true) },
+    [`/collections/${c.id}/items`]: {
+      get: op(
+        `items${cap}`,
+        `${c.title}: a page of features (one credit)`,
+        strip(ITEMS_PARAMS),
+        ok('Features', GEOJSON_TYPE, { type: 'object', required: ['type', 'features'], properties: { type: { type: 'string', enum: ['FeatureCollection'] }, features: { type: 'array', items: ref(`${cap}Feature`) }, links: { type: 'array', items: ref('Link') }, timeStamp: { type: 'string', format: 'date-time' }, numberMatched: { type: 'integer', minimum: 0 }, numberReturned: { type: 'integer', minimum: 0 } } }),
+        true,
+      ),
+    },
+    [`/collections/${c.id}/items/{featureId}`]: { get: op(`item${cap}`, `${c.title}: one feature (one credit)`, strip(ITEM_PARAMS), ok('A feature', GEOJSON_TYPE, ref(`${cap}Feature`)), true) },
+  };
+}
+
+const errorSchema: Json = {
+  type: 'object',
+  required: ['detail'],
+  properties: {
+    detail: {
+      type: 'object',
+      properties: {
+        error: {
+          type: 'object',
+          required: ['code', 'detail'],
+          properties: { code: { type: 'string', enum: Object.keys(ERROR_CODES) }, field: { type: 'string', nullable: true }, detail: { type: 'string' }, message: { type: 'string' }, message_title: { type: 'string' }, request_id: { type: 'string' } },
+        },
+      },
+    },
+  },
+};
+
+export function ogcOpenApi(req: Req): Json {
+  const schemas: Json = {
+    Link: { type: 'object', required: ['href', 'rel'], properties: { href: { type: 'string' }, rel: { type: 'string' }, type: { type: 'string' }, title: { type: 'string' } } },
+    LandingPage: { type: 'object', required: ['links'], properties: { title: { type: 'string' }, description: { type: 'string' }, links: { type: 'array', items: ref('Link') } } },
+    ConfClasses: { type: 'object', required: ['conformsTo'], properties: { conformsTo: { type: 'array', items: { type: 'string' } } } },
+    Collection: {
+      type: 'object',
+      required: ['id', 'links'],
+      properties: { id: { type: 'string' }, title: { type: 'string' }, description: { type: 'string' }, itemType: { type: 'string' }, extent: { type: 'object' }, crs: { type: 'array', items: { type: 'string' } }, storageCrs: { type: 'string' }, links: { type: 'array', items: ref('Link') } },
+    },
+    Collections: { type: 'object', required: ['links', 'collections'], properties: { links: { type: 'array', items: ref('Link') }, collections: { type: 'array', items: ref('Collection') }, crs: { type: 'array', items: { type: 'string' } } } },
+    GeometryGeoJSON: { type: 'object', required: ['type'], properties: { type: { type: 'string', enum: ['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon', 'GeometryCollection'] }, coordinates: { type: 'array', items: {} } } },
+    Exception: errorSchema,
+  };
+  for (const c of COLLECTIONS) schemas[`${c.id[0].toUpperCase()}${c.id.slice(1)}Feature`] = featureSchema(c);
+  const responses = Object.fromEntries(
+    ['400', '401', '402', '403', '404', '422', '429'].map((s) => [`E${s}`, { description: `Refused (${s}); detail.error.code names why`, content: { [JSON_TYPE]: { schema: ref('Exception') } } }]),
+  );
+  const paths: Json = {
+    '/': { get: op('getLandingPage', 'Landing page', [F_PARAM], ok('Landing page', JSON_TYPE, ref('LandingPage')), false) },
+    '/conformance': { get: op('getConformance', 'Conformance classes', [F_PARAM], ok('Conformance classes', JSON_TYPE, ref('ConfClasses')), false) },
+    '/api': { get: op('getApi', 'This API definition', [F_PARAM], ok('OpenAPI 3.0', OPENAPI_30_TYPE, { type: 'object' }), false) },
+    '/collections': { get: op('getCollections', 'Feature collections', [F_PARAM], ok('Collections', JSON_TYPE, ref('Collections')), true) },
+  };
+  for (const c of COLLECTIONS) Object.assign(paths, collectionPaths(c));
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Landlex OGC API Features', version: '1.0.0', description: 'Zoning districts, overlays, parcels and jurisdictions as OGC API Features. An API key in X-API-Key is needed for collections and features; a page of features costs one credit.' },
+    servers: [{ url: ogcBase(req) }],
+    paths,
+    components: { schemas, responses, securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+  };
+}

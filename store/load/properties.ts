@@ -1,0 +1,110 @@
+// An assessor roll: property facts (assessment, tax, ownership, structures embedded) joined to
+// parcels by parcel key; rows whose key matches no parcel are kept and counted; the addresses
+// they print become the addresses held for resolving locations.
+import { sha256Hex, stableId } from '../../core/ids.ts';
+import { assessorMapping, parseAssessorRoll } from '../../ingest/records/index.ts';
+import { applyFacts } from '../bitemporal.ts';
+import { copyRows } from '../copy.ts';
+import type { LoadContext, Loader } from './context.ts';
+
+export const propertyIdFor = (jurisdictionId: string, accountKey: string) => stableId('property', jurisdictionId, accountKey);
+
+async function parcelIndex(ctx: LoadContext): Promise<Map<string, string[]>> {
+  const { rows } = await ctx.client.query(
+    `SELECT parcel_key, array_agg(DISTINCT id) AS ids FROM parcel WHERE jurisdiction_id = $1 AND upper_inf(known) AND upper_inf(valid) GROUP BY parcel_key`,
+    [ctx.jurisdictionId],
+  );
+  return new Map(rows.map((r) => [r.parcel_key as string, r.ids as string[]]));
+}
+
+export const loadProperties: Loader = async (ctx) => {
+  const m = ctx.source.manifest;
+  const parsed = parseAssessorRoll(await ctx.bytes(), assessorMapping(m.mapping ?? ''));
+  ctx.beat({ rows: parsed.rows.length });
+  const parcels = await parcelIndex(ctx);
+  const j = ctx.jurisdictionId;
+  const { rows: jr } = await ctx.client.query('SELECT fips_state || fips_county AS county FROM jurisdiction WHERE id = $1', [j]);
+  let matched = 0;
+  const unmatchedKeys = new Set<string>();
+  const facts = parsed.rows.map((r) => {
+    const ids = r.parcel_key ? (parcels.get(r.parcel_key) ?? []) : [];
+    if (ids.length > 0) matched++;
+    else if (r.parcel_key) unmatchedKeys.add(r.parcel_key);
+    const body = { addresses: r.addresses, land_area: r.land_area, current_use: r.current_use, assessor_zoning: r.assessor_zoning, assessment: r.assessment, tax: r.tax, ownership: r.ownership, structures: r.structures, sales: r.sales, withheld: r.withheld, invalid: r.invalid };
+    return {
+      id: propertyIdFor(j, r.account_key),
+      content_sha256: sha256Hex(JSON.stringify([r.parcel_key, r.label, body, ids])),
+      valid_from: ctx.effectiveFrom,
+      values: [
+        ctx.source.id, j, r.account_key, r.parcel_key, ids, jr[0]?.county ?? null, r.label, JSON.stringify(r.addresses), r.address_keys,
+        r.map_lot !== r.parcel_key ? `map-lot ${r.map_lot}` : null,
+        r.land_area ? { ...r.land_area, source: 'assessor roll' } : null,
+        r.current_use, r.assessor_zoning,
+        { ...r.assessment, withheld: r.withheld.filter((w) => w.startsWith('assessment')), invalid: r.invalid.filter((w) => w.startsWith('assessment')) },
+        r.tax,
+        { ...r.ownership, sales: r.sales },
+        { structures: r.structures },
+        r.fiscal_year, ctx.version.id,
+      ],
+    };
+  });
+  const delta = await applyFacts(
+    ctx.client,
+    {
+      table: 'property',
+      columns: ['source_id', 'jurisdiction_id', 'account_key', 'parcel_key', 'parcel_ids', 'county_fips', 'label', 'addresses', 'address_normalized', 'legal_summary', 'land_area', 'current_use', 'assessor_zoning', 'assessment', 'tax', 'ownership', 'structure', 'fiscal_year', 'source_version_id'],
+      scope: { where: 't.jurisdiction_id = $1 AND t.source_id = $2', params: [j, ctx.source.id] },
+    },
+    facts,
+    { now: ctx.now, removeMissing: true, removedOn: ctx.effectiveFrom },
+  );
+  ctx.beat({ loaded: facts.length });
+
+  // the addresses held for this jurisdiction, from this roll (a derived index, rebuilt each load)
+  await ctx.client.query('DELETE FROM address_point WHERE jurisdiction_id = $1 AND source = $2', [j, ctx.source.id]);
+  const points = new Map<string, unknown[]>();
+  for (const [i, r] of parsed.rows.entries()) {
+    const parcel = r.parcel_key ? (parcels.get(r.parcel_key)?.[0] ?? null) : null;
+    for (const key of r.address_keys) {
+      const k = `${key}\u0000${r.label}`;
+      if (!points.has(k)) points.set(k, [j, key, r.label, parcel, facts[i].id, ctx.source.id]);
+    }
+  }
+  await ctx.client.query('CREATE TEMP TABLE stage_address (LIKE address_point) ON COMMIT DROP');
+  await copyRows(ctx.client, 'stage_address', ['jurisdiction_id', 'normalized', 'raw', 'parcel_id', 'property_id', 'source'], points.values());
+  await ctx.client.query(
+    `INSERT INTO address_point SELECT * FROM stage_address
+     ON CONFLICT (jurisdiction_id, normalized, raw) DO UPDATE SET parcel_id = COALESCE(address_point.parcel_id, EXCLUDED.parcel_id)`,
+  );
+  await ctx.client.query('DROP TABLE stage_address');
+
+  const counts = {
+    rows: parsed.rows.length,
+    rejected: parsed.rejected.length,
+    matched_to_parcel: matched,
+    unmatched: parsed.rows.length - matched,
+    parcel_keys_unmatched: unmatchedKeys.size,
+    addresses: points.size,
+    property_added: delta.added.length,
+    property_changed: delta.changed.length,
+    property_removed: delta.removed.length,
+  };
+  return {
+    counts,
+    events: [],
+    issues: [...parsed.issues, ...parsed.rejected.map((r) => ({ severity: 'warning' as const, code: 'row_rejected', detail: `line ${r.line}: ${r.reason}` }))],
+    coverage: [
+      {
+        jurisdictionId: j,
+        layer: 'assessor',
+        held: true,
+        tier: 'full',
+        sourceId: ctx.source.id,
+        retrievedAt: ctx.version.retrievedAt,
+        changedAt: delta.added.length + delta.changed.length + delta.removed.length > 0 ? ctx.now : null,
+        earliestRetained: ctx.effectiveFrom,
+        detail: { ...counts, unmatched_parcel_keys_sample: [...unmatchedKeys].slice(0, 20), fiscal_year: parsed.rows[0]?.fiscal_year ?? null },
+      },
+    ],
+  };
+};

@@ -1,0 +1,95 @@
+// A registry's index (recorded instruments as documents, and the sales, transfers, mortgages
+// and assignments they record) and permit and case feeds (pmt_, apl_, cas_), joined to parcels
+// and properties by the parcel keys they print.
+import { sha256Hex, stableId } from '../../core/ids.ts';
+import { feedMapping, parseFeed, parseRecorderIndex, recorderMapping } from '../../ingest/records/index.ts';
+import { applyFacts } from '../bitemporal.ts';
+import type { Queryable } from '../db.ts';
+import type { LoadContext, Loader } from './context.ts';
+
+async function keyIndex(db: Queryable, jurisdictionId: string) {
+  const parcels = await db.query(
+    `SELECT parcel_key, array_agg(DISTINCT id) AS ids FROM parcel WHERE jurisdiction_id = $1 AND upper_inf(known) AND upper_inf(valid) GROUP BY parcel_key`,
+    [jurisdictionId],
+  );
+  const properties = await db.query(
+    `SELECT parcel_key, array_agg(DISTINCT id) AS ids FROM property WHERE jurisdiction_id = $1 AND upper_inf(known) AND upper_inf(valid) AND parcel_key IS NOT NULL GROUP BY parcel_key`,
+    [jurisdictionId],
+  );
+  const p = new Map(parcels.rows.map((r) => [r.parcel_key as string, r.ids as string[]]));
+  const q = new Map(properties.rows.map((r) => [r.parcel_key as string, r.ids as string[]]));
+  return {
+    parcels: (keys: string[]) => [...new Set(keys.flatMap((k) => p.get(k) ?? []))],
+    properties: (keys: string[]) => [...new Set(keys.flatMap((k) => q.get(k) ?? []))],
+  };
+}
+
+const scopeOf = (ctx: LoadContext) => ({ where: 't.jurisdiction_id = $1 AND t.source_id = $2', params: [ctx.jurisdictionId, ctx.source.id] });
+
+export const loadRecorder: Loader = async (ctx) => {
+  const parsed = parseRecorderIndex(await ctx.bytes(), recorderMapping(ctx.source.manifest.mapping ?? ''));
+  const j = ctx.jurisdictionId;
+  const idx = await keyIndex(ctx.client, j);
+  const docId = (key: string) => stableId('document', 'instrument', j, key);
+  for (const ins of parsed.instruments) {
+    const id = docId(ins.natural_key);
+    const title = `${ins.instrument_type}${ins.instrument_number ? ` ${ins.instrument_number}` : ''}${ins.book ? ` (book ${ins.book} page ${ins.page})` : ''}`;
+    await ctx.client.query(
+      `INSERT INTO document (id, jurisdiction_id, source_id, title, doc_type, media_type, authorship, url_canonical, first_retrieved_at, last_retrieved_at, version_count)
+       VALUES ($1, $2, $3, $4, 'recorded_instrument', 'text/csv', 'published', NULL, $5, $5, 0)
+       ON CONFLICT (id) DO UPDATE SET last_retrieved_at = EXCLUDED.last_retrieved_at, title = EXCLUDED.title`,
+      [id, j, ctx.source.id, title, ctx.version.retrievedAt],
+    );
+    await ctx.client.query(
+      `INSERT INTO recorded_instrument (document_id, jurisdiction_id, instrument_type, instrument_number, book, page, recorded_on, parties, property_ids, image_public, source_version_id, known)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, false, $10, tstzrange($11, NULL))
+       ON CONFLICT (document_id) DO UPDATE SET parties = EXCLUDED.parties, property_ids = EXCLUDED.property_ids, recorded_on = EXCLUDED.recorded_on`,
+      [id, j, ins.instrument_type, ins.instrument_number, ins.book, ins.page, ins.recorded_on, JSON.stringify(ins.parties), idx.properties(ins.parcel_keys), ctx.version.id, ctx.now],
+    );
+  }
+  const facts = parsed.transactions.map((t) => ({
+    id: stableId('transaction', j, t.natural_key),
+    content_sha256: sha256Hex(JSON.stringify(t)),
+    valid_from: t.recorded_on ?? ctx.effectiveFrom,
+    values: [ctx.source.id, j, t.kind, t.recorded_on, t.sale_date, t.consideration_cents, docId(t.natural_key), t.book, t.page, t.instrument_number, idx.properties(t.parcel_keys), JSON.stringify({ parties: t.parties, parcel_keys: t.parcel_keys, addresses: t.addresses, references: t.references, nominal: t.nominal }), ctx.version.id],
+  }));
+  const delta = await applyFacts(
+    ctx.client,
+    { table: 'transaction', columns: ['source_id', 'jurisdiction_id', 'kind', 'recorded_on', 'sale_date', 'consideration_cents', 'document_id', 'book', 'page', 'instrument_number', 'property_ids', 'parties', 'source_version_id'], scope: scopeOf(ctx) },
+    facts.map((f) => ({ ...f, valid_from: '-infinity' })),
+    { now: ctx.now, removeMissing: false },
+  );
+  const byKind = Object.fromEntries(['sale', 'transfer', 'mortgage', 'assignment'].map((k) => [k, parsed.transactions.filter((t) => t.kind === k).length]));
+  return {
+    counts: { instruments: parsed.instruments.length, transactions: parsed.transactions.length, ...byKind, transaction_added: delta.added.length, rejected: parsed.rejected.length },
+    events: [],
+    issues: [...parsed.issues, ...parsed.rejected.map((r) => ({ severity: 'warning' as const, code: 'row_rejected', detail: `line ${r.line}: ${r.reason}` }))],
+    coverage: [{ jurisdictionId: j, layer: 'recorder', held: true, tier: 'full', sourceId: ctx.source.id, retrievedAt: ctx.version.retrievedAt, changedAt: delta.added.length ? ctx.now : null, detail: { instruments: parsed.instruments.length, transactions: parsed.transactions.length, images: 'not redistributed' } }],
+  };
+};
+
+export const loadFeed: Loader = async (ctx) => {
+  const parsed = parseFeed(await ctx.bytes(), feedMapping(ctx.source.manifest.mapping ?? ''));
+  const j = ctx.jurisdictionId;
+  const idx = await keyIndex(ctx.client, j);
+  const all = [...parsed.permits.map((b) => ['permit', b] as const), ...parsed.applications.map((b) => ['application', b] as const), ...parsed.cases.map((b) => ['case', b] as const)];
+  const facts = all.map(([kind, b]) => ({
+    id: stableId(kind, j, b.number),
+    content_sha256: sha256Hex(JSON.stringify(b)),
+    valid_from: '-infinity',
+    values: [ctx.source.id, kind, j, b.number, JSON.stringify(b), idx.parcels(b.parcel_keys), b.dates.issued ?? b.dates.applied ?? null, ctx.version.id],
+  }));
+  const delta = await applyFacts(
+    ctx.client,
+    { table: 'land_record', columns: ['source_id', 'kind', 'jurisdiction_id', 'number', 'body', 'parcel_ids', 'published_on', 'source_version_id'], scope: scopeOf(ctx), deltaColumns: ['kind', 'number'] },
+    facts,
+    { now: ctx.now, removeMissing: false },
+  );
+  const layer = ctx.source.manifest.kind === 'case_feed' ? 'case' : 'permit';
+  return {
+    counts: { permits: parsed.permits.length, applications: parsed.applications.length, cases: parsed.cases.length, record_added: delta.added.length, record_changed: delta.changed.length, rejected: parsed.rejected.length },
+    events: [],
+    issues: [...parsed.issues, ...parsed.rejected.map((r) => ({ severity: 'warning' as const, code: 'row_rejected', detail: `line ${r.line}: ${r.reason}` }))],
+    coverage: [{ jurisdictionId: j, layer, held: true, tier: 'full', sourceId: ctx.source.id, retrievedAt: ctx.version.retrievedAt, changedAt: delta.added.length ? ctx.now : null, detail: { permits: parsed.permits.length, applications: parsed.applications.length, cases: parsed.cases.length } }],
+  };
+};

@@ -1,0 +1,249 @@
+// Location resolution (spec 4.0.3, 4.2): a point, parcels, an APN, an address, a geometry or a
+// location token become one location with a grain, its jurisdiction and, when it is one, its
+// parcel. Nothing is guessed: too coarse is insufficient_precision, several fits are ambiguous.
+import { ApiError, invalid, notFound } from '../../core/errors.ts';
+import { requireId } from '../../core/ids.ts';
+import { normalizeAddress } from '../../ingest/records/address.ts';
+import type { Queryable } from '../db.ts';
+
+export type Grain = 'structure' | 'parcel' | 'point' | 'area' | 'street' | 'jurisdiction';
+const GRAIN_RANK: Record<Grain, number> = { structure: 0, parcel: 1, point: 1, area: 1, street: 3, jurisdiction: 4 };
+
+export interface LocationInput {
+  address?: string;
+  point?: { lat: number; lon: number };
+  geometry?: string;
+  buffer?: number;
+  buffer_unit?: 'ft' | 'mi' | 'm' | 'km';
+  parcel?: string[];
+  apn?: string;
+  fips?: string;
+  plss?: string;
+  token?: { geojson: string; parcels: string[]; jurisdiction: string | null; grain: Grain; input: string };
+}
+
+export interface Candidate {
+  label: string;
+  parcel: string | null;
+  parcel_key: string | null;
+  jurisdiction: string;
+  score: number;
+}
+
+export interface Resolved {
+  state: 'resolved' | 'insufficient_precision' | 'ambiguous';
+  grain: Grain;
+  grain_requested: Grain;
+  precision: 'exact' | 'contained' | 'normalized_match' | 'union';
+  input: string;
+  jurisdiction: string | null;
+  parcels: Array<{ id: string; parcel_key: string }>;
+  /** the location as GeoJSON (EPSG:4326) for spatial questions; null when not placed */
+  geojson: string | null;
+  candidates: Candidate[];
+  detail: string | null;
+}
+
+export interface Times {
+  asOf: string; // valid date
+  knownAsOf: string; // ISO instant
+}
+
+const METERS = { ft: 0.3048, mi: 1609.344, m: 1, km: 1000 } as const;
+const MAX_AREA_M2 = 25_000_000; // 25 km²: larger areas belong to extracts
+const MAX_VERTICES = 20_000;
+
+/**
+ * The most specific held jurisdiction whose extent covers the geometry's representative point;
+ * where a derived extent has gaps (a zoning map stops at the water), a parcel of the jurisdiction
+ * that covers the point decides.
+ */
+async function jurisdictionAt(db: Queryable, geojson: string): Promise<string | null> {
+  const { rows } = await db.query(
+    `WITH pt AS (SELECT ST_PointOnSurface(ST_GeomFromGeoJSON($1)) AS g)
+     SELECT id FROM (
+       (SELECT j.id, CASE j.level WHEN 'cousub' THEN 0 WHEN 'place' THEN 1 WHEN 'county' THEN 2 ELSE 3 END AS rank
+          FROM jurisdiction_piece p JOIN jurisdiction j ON j.id = p.jurisdiction_id, pt WHERE ST_Covers(p.geom, pt.g))
+       UNION ALL
+       (SELECT p.jurisdiction_id, 0 FROM parcel p, pt WHERE ST_Covers(p.geom, pt.g) AND upper_inf(p.known) LIMIT 1)
+     ) x ORDER BY rank LIMIT 1`,
+    [geojson],
+  );
+  return rows[0]?.id ?? null;
+}
+
+async function parcelsAt(db: Queryable, jurisdictionId: string, geojson: string, t: Times) {
+  const { rows } = await db.query(
+    `SELECT id, parcel_key FROM parcel
+      WHERE jurisdiction_id = $1 AND valid @> $3::date AND known @> $4::timestamptz AND geom IS NOT NULL
+        AND ST_Covers(geom, ST_GeomFromGeoJSON($2)) ORDER BY parcel_key`,
+    [jurisdictionId, geojson, t.asOf, t.knownAsOf],
+  );
+  return rows as Array<{ id: string; parcel_key: string }>;
+}
+
+function result(partial: Partial<Resolved> & Pick<Resolved, 'grain' | 'input'>): Resolved {
+  const state = partial.state ?? (GRAIN_RANK[partial.grain] > GRAIN_RANK.parcel ? 'insufficient_precision' : 'resolved');
+  return { precision: 'exact', jurisdiction: null, parcels: [], geojson: null, candidates: [], detail: null, grain_requested: 'parcel', ...partial, state };
+}
+
+/** A point: its jurisdiction and the parcel covering it (with the parcel's shape) in one query. */
+async function fromPoint(db: Queryable, p: { lat: number; lon: number }, t: Times): Promise<Resolved> {
+  const geojson = JSON.stringify({ type: 'Point', coordinates: [p.lon, p.lat] });
+  // the point is written out in each condition (not a CTE) so the planner probes the geometry indexes
+  const PT = 'ST_SetSRID(ST_MakePoint($1, $2), 4326)';
+  const { rows } = await db.query({
+    name: 'resolve-point',
+    text: `WITH j AS (SELECT id FROM (
+             (SELECT j.id, CASE j.level WHEN 'cousub' THEN 0 WHEN 'place' THEN 1 WHEN 'county' THEN 2 ELSE 3 END AS rank
+                FROM jurisdiction_piece jp JOIN jurisdiction j ON j.id = jp.jurisdiction_id WHERE ST_Covers(jp.geom, ${PT}))
+             UNION ALL
+             (SELECT p.jurisdiction_id, 0 FROM parcel p WHERE ST_Covers(p.geom, ${PT}) AND upper_inf(p.known) LIMIT 1)) x ORDER BY rank LIMIT 1),
+     -- OFFSET 0 keeps the spatial probe first: the time ranges are filtered on its few rows
+     p AS (SELECT c.id, c.parcel_key, ST_AsGeoJSON(c.geom) AS g FROM (
+             SELECT p.id, p.parcel_key, p.geom, p.valid, p.known FROM parcel p
+              WHERE ST_Covers(p.geom, ${PT}) AND p.jurisdiction_id = (SELECT id FROM j) OFFSET 0) c
+            WHERE c.valid @> $3::date AND c.known @> $4::timestamptz LIMIT 2)
+     SELECT j.id, (SELECT json_agg(p) FROM p) AS parcels FROM j`,
+    values: [p.lon, p.lat, t.asOf, t.knownAsOf],
+  });
+  if (!rows[0]) throw new ApiError('location_unmatched', { field: 'point', detail: `No jurisdiction held covers ${p.lat},${p.lon}. GET /coverage lists what is held.` });
+  const parcels: Array<{ id: string; parcel_key: string; g: string }> = rows[0].parcels ?? [];
+  const input = `point ${p.lat},${p.lon}`;
+  // a point inside one parcel stands for that parcel: its districts are the parcel's, with shares
+  if (parcels.length === 1) {
+    return result({ grain: 'parcel', precision: 'contained', input, jurisdiction: rows[0].id, parcels: [{ id: parcels[0].id, parcel_key: parcels[0].parcel_key }], geojson: parcels[0].g });
+  }
+  return result({ grain: 'point', precision: 'contained', input, jurisdiction: rows[0].id, geojson });
+}
+
+async function fromParcels(db: Queryable, ids: string[], t: Times): Promise<Resolved> {
+  for (const [i, id] of ids.entries()) requireId('parcel', id, `parcel[${i}]`);
+  const { rows } = await db.query(
+    `SELECT DISTINCT ON (id) id, parcel_key, jurisdiction_id, ST_AsGeoJSON(geom) AS g FROM parcel
+      WHERE id = ANY($1::text[]) AND known @> $2::timestamptz ORDER BY id, upper_inf(valid) DESC, lower(valid) DESC`,
+    [ids, t.knownAsOf],
+  );
+  const missing = ids.filter((id) => !rows.some((r) => r.id === id));
+  if (missing.length > 0) throw notFound('parcel', missing.join(', '));
+  const jurisdictions = new Set(rows.map((r) => r.jurisdiction_id));
+  if (jurisdictions.size > 1) throw invalid('parcel', 'an assemblage must lie in one jurisdiction');
+  const placed = rows.filter((r) => r.g);
+  if (placed.length === 0) {
+    return result({ grain: 'jurisdiction', input: `parcel ${ids.join(',')}`, jurisdiction: rows[0].jurisdiction_id, parcels: rows.map((r) => ({ id: r.id, parcel_key: r.parcel_key })), detail: 'the publisher’s map has no polygon for this parcel' });
+  }
+  const union = await db.query(`SELECT ST_AsGeoJSON(ST_Multi(ST_Union(ST_GeomFromGeoJSON(g)))) AS g FROM unnest($1::text[]) AS g`, [placed.map((r) => r.g)]);
+  return result({
+    grain: 'parcel',
+    precision: ids.length > 1 ? 'union' : 'exact',
+    input: `parcel ${ids.join(',')}`,
+    jurisdiction: rows[0].jurisdiction_id,
+    parcels: rows.map((r) => ({ id: r.id, parcel_key: r.parcel_key })),
+    geojson: union.rows[0].g,
+  });
+}
+
+async function fromApn(db: Queryable, apn: string, fips: string | undefined, t: Times): Promise<Resolved> {
+  if (!fips) throw invalid('fips', 'apn needs fips: the Census GEOID of the county (5 digits) that issued it');
+  if (!/^\d{5}$/.test(fips)) throw invalid('fips', `${JSON.stringify(fips)} is not a 5-digit county GEOID`);
+  const { rows } = await db.query(
+    `SELECT p.id FROM parcel p JOIN jurisdiction j ON j.id = p.jurisdiction_id
+      WHERE j.fips_state || j.fips_county = $1 AND (p.apn = $2 OR p.parcel_key = $2) AND p.known @> $3::timestamptz AND p.valid @> $4::date`,
+    [fips, apn.trim(), t.knownAsOf, t.asOf],
+  );
+  if (rows.length === 0) throw new ApiError('location_unmatched', { field: 'apn', detail: `No parcel held in county ${fips} has the number ${apn}.` });
+  const r = await fromParcels(db, [...new Set(rows.map((x) => x.id as string))], t);
+  return { ...r, input: `apn ${apn} (${fips})`, state: rows.length > 1 ? 'ambiguous' : r.state };
+}
+
+async function fromAddress(db: Queryable, address: string, t: Times): Promise<Resolved> {
+  const n = normalizeAddress(address);
+  if (!n.normalized) throw invalid('address', 'has no street');
+  if (n.numbers.length === 0) {
+    // a street without a number names no parcel: answer at the grain it can defend
+    const { rows } = await db.query(`SELECT DISTINCT jurisdiction_id FROM address_point WHERE normalized LIKE '% ' || $1 LIMIT 2`, [n.street]);
+    if (rows.length === 0) throw new ApiError('location_unmatched', { field: 'address', detail: `No street held is named ${JSON.stringify(n.street)}.` });
+    return result({ grain: 'street', input: `address ${address}`, jurisdiction: rows.length === 1 ? rows[0].jurisdiction_id : null, detail: 'a street without a house number: no parcel can be named' });
+  }
+  const exact = await db.query(
+    `SELECT DISTINCT a.parcel_id, a.raw, a.jurisdiction_id FROM address_point a
+      WHERE a.normalized = $1 AND a.parcel_id IS NOT NULL`,
+    [n.normalized],
+  );
+  const ids = [...new Set(exact.rows.map((r) => r.parcel_id as string))];
+  if (ids.length === 1) return { ...(await fromParcels(db, ids, t)), input: `address ${address}`, precision: 'normalized_match' };
+  if (ids.length > 1) {
+    return result({
+      state: 'ambiguous',
+      grain: 'street',
+      input: `address ${address}`,
+      jurisdiction: exact.rows[0].jurisdiction_id,
+      candidates: exact.rows.map((r) => ({ label: r.raw, parcel: r.parcel_id, parcel_key: null, jurisdiction: r.jurisdiction_id, score: 1 })),
+      detail: `${ids.length} parcels carry this address`,
+    });
+  }
+  const near = await db.query(
+    `SELECT a.parcel_id, a.raw, a.jurisdiction_id, similarity(a.normalized, $1) AS score FROM address_point a
+      WHERE a.normalized % $1 ORDER BY score DESC LIMIT 5`,
+    [n.normalized],
+  );
+  if (near.rows.length === 0) throw new ApiError('location_unmatched', { field: 'address', detail: `No address held matches ${JSON.stringify(address)}.` });
+  return result({
+    state: 'ambiguous',
+    grain: 'street',
+    input: `address ${address}`,
+    jurisdiction: near.rows[0].jurisdiction_id,
+    candidates: near.rows.map((r) => ({ label: r.raw, parcel: r.parcel_id, parcel_key: null, jurisdiction: r.jurisdiction_id, score: Math.round(r.score * 100) / 100 })),
+    detail: 'no address held matches exactly; these are the closest',
+  });
+}
+
+async function fromGeometry(db: Queryable, text: string, buffer: number | undefined, unit: keyof typeof METERS, t: Times): Promise<Resolved> {
+  const trimmed = text.trim();
+  const isJson = trimmed.startsWith('{');
+  const { rows } = await db.query(
+    `WITH g AS (SELECT CASE WHEN $2 THEN ST_SetSRID(ST_GeomFromGeoJSON($1), 4326) ELSE ST_GeomFromText($1, 4326) END AS geom)
+     SELECT ST_IsValid(geom) AS valid, ST_IsValidReason(geom) AS reason, ST_NPoints(geom) AS n, GeometryType(geom) AS type,
+            ST_AsGeoJSON(CASE WHEN $3::float8 > 0 THEN ST_Buffer(geom::geography, $3::float8)::geometry ELSE geom END) AS g,
+            ST_Area((CASE WHEN $3::float8 > 0 THEN ST_Buffer(geom::geography, $3::float8)::geometry ELSE geom END)::geography) AS m2,
+            ST_XMin(geom) >= -180 AND ST_XMax(geom) <= 180 AND ST_YMin(geom) >= -90 AND ST_YMax(geom) <= 90 AS in_range
+       FROM g`,
+    [trimmed, isJson, (buffer ?? 0) * METERS[unit]],
+  ).catch((err: Error) => {
+    throw invalid('geometry', `is not valid ${isJson ? 'GeoJSON' : 'WKT'}: ${err.message.replace(/^.*?:\s*/, '')}`);
+  });
+  const g = rows[0];
+  if (!['POINT', 'MULTIPOINT', 'LINESTRING', 'MULTILINESTRING', 'POLYGON', 'MULTIPOLYGON'].includes(g.type)) throw invalid('geometry', `${g.type} is not accepted: Point through MultiPolygon`);
+  if (!g.in_range) throw invalid('geometry', 'coordinates are outside lon -180..180, lat -90..90 (GeoJSON is lon,lat)');
+  if (!g.valid) throw invalid('geometry', `is not a valid geometry: ${g.reason}`);
+  if (g.n > MAX_VERTICES) throw invalid('geometry', `has ${g.n} vertices; at most ${MAX_VERTICES}`);
+  if (g.m2 > MAX_AREA_M2) throw invalid('geometry', `covers ${Math.round(g.m2 / 1e6)} km²; at most ${MAX_AREA_M2 / 1e6} km² (use an extract for more)`);
+  const jurisdiction = await jurisdictionAt(db, g.g);
+  if (!jurisdiction) throw new ApiError('location_unmatched', { field: 'geometry', detail: 'No jurisdiction held covers this geometry.' });
+  if (g.type === 'POINT' && !buffer) {
+    const parcels = await parcelsAt(db, jurisdiction, g.g, t);
+    return result({ grain: parcels.length === 1 ? 'parcel' : 'point', precision: 'contained', input: 'geometry', jurisdiction, parcels: parcels.slice(0, 1), geojson: g.g });
+  }
+  return result({ grain: 'area', input: 'geometry', jurisdiction, geojson: g.g });
+}
+
+export async function resolveLocation(db: Queryable, input: LocationInput, t: Times): Promise<Resolved> {
+  const given = (['address', 'point', 'geometry', 'parcel', 'apn', 'plss', 'token'] as const).filter((k) => input[k] !== undefined);
+  if (given.length === 0) throw invalid('location', 'name the location: address, point, geometry, parcel, apn with fips, plss or location_token');
+  if (given.length > 1) throw invalid(given[1] === 'token' ? 'location_token' : given[1], `give one location, not ${given.join(' and ')}`);
+  if (input.buffer !== undefined && !input.point && !input.geometry) throw invalid('buffer', 'buffer applies to a point or a geometry');
+  if (input.token) {
+    const tk = input.token;
+    return result({ grain: tk.grain, input: tk.input, jurisdiction: tk.jurisdiction, parcels: tk.parcels.map((id) => ({ id, parcel_key: '' })), geojson: tk.geojson, precision: 'exact' });
+  }
+  if (input.point && input.buffer) {
+    const text = JSON.stringify({ type: 'Point', coordinates: [input.point.lon, input.point.lat] });
+    return fromGeometry(db, text, input.buffer, input.buffer_unit ?? 'ft', t);
+  }
+  if (input.point) return fromPoint(db, input.point, t);
+  if (input.parcel) return fromParcels(db, input.parcel, t);
+  if (input.apn) return fromApn(db, input.apn, input.fips, t);
+  if (input.address) return fromAddress(db, input.address, t);
+  if (input.geometry) return fromGeometry(db, input.geometry, input.buffer, input.buffer_unit ?? 'ft', t);
+  throw new ApiError('not_available', { field: 'plss', detail: 'No PLSS survey is held (the jurisdictions held are in Massachusetts, which the PLSS does not cover).' });
+}

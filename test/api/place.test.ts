@@ -1,0 +1,115 @@
+// /place, /rule, batches, suggestions and coverage on real Cambridge data.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { RunningServer } from '../../api/server.ts';
+import { ingestedDatabase } from '../helpers/pipeline.ts';
+import { call, createTestOrg, startTestServer } from '../helpers/server.ts';
+
+let db: { url: string; drop: () => Promise<void> };
+let server: RunningServer;
+let key: string;
+const POINT = '42.3629,-71.1113';
+
+beforeAll(async () => {
+  db = await ingestedDatabase('cambridge', ['cambridge-ma']);
+  server = await startTestServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' });
+  key = (await createTestOrg(server, 10_000)).apiKey;
+}, 120_000);
+afterAll(async () => {
+  await server.close();
+  await db.drop();
+});
+
+describe('GET /place', () => {
+  test('a point resolves to its parcel, jurisdiction and authorities, with coverage and time blocks', async () => {
+    const r = await call(server, 'GET', `/place?point=${POINT}&include=authority,assignment,parcel`, { key });
+    expect(r.status).toBe(200);
+    expect(r.body.resolution).toMatchObject({ state: 'resolved', grain: 'parcel', parcel_key: '127-123', location_token: expect.stringMatching(/^loc_/) });
+    expect(r.body.jurisdiction).toMatchObject({ slug: 'cambridge-ma', fips_key: 'us:cousub:2501711000' });
+    expect(r.body.authority[0]).toMatchObject({ subject: 'zoning', basis: 'home_rule', citation: expect.stringMatching(/^cit_/) });
+    expect(r.body.coverage.layer.zoning_text.held).toBe(false);
+    expect(r.body.as_of).toMatchObject({ constant: true, segment_count: 1, basis: 'default' });
+    expect(r.body.meta.answer_id).toMatch(/^ans_/);
+    // the token stands for the same place
+    const again = await call(server, 'GET', `/place?location_token=${r.body.resolution.location_token}&include=assignment`, { key });
+    expect(again.body.item.assignment).toEqual(r.body.item.assignment);
+  });
+
+  test('a point outside every held jurisdiction is refused; two locations at once are refused', async () => {
+    const out = await call(server, 'GET', '/place?point=40.7,-74.0', { key });
+    expect(out.status).toBe(422);
+    expect(out.body.detail.error).toMatchObject({ code: 'location_unmatched', field: 'point' });
+    const two = await call(server, 'GET', `/place?point=${POINT}&apn=1&fips=25017`, { key });
+    expect(two.body.detail.error).toMatchObject({ code: 'parameter_invalid', field: 'apn' });
+    const swapped = await call(server, 'GET', '/place?point=91,-71.1113', { key });
+    expect(swapped.body.detail.error).toMatchObject({ code: 'parameter_invalid', field: 'point' });
+  });
+
+  test('an invalid or too large geometry is refused with the reason', async () => {
+    const bowtie = 'POLYGON((-71.11 42.36,-71.10 42.37,-71.10 42.36,-71.11 42.37,-71.11 42.36))';
+    const r = await call(server, 'GET', `/place?geometry=${encodeURIComponent(bowtie)}`, { key });
+    expect(r.body.detail.error).toMatchObject({ code: 'parameter_invalid', field: 'geometry' });
+    expect(r.body.detail.error.detail).toMatch(/Self-intersection/i);
+    const huge = await call(server, 'GET', `/place?geometry=${encodeURIComponent('POLYGON((-72 42,-70 42,-70 43,-72 43,-72 42))')}`, { key });
+    expect(huge.body.detail.error.detail).toMatch(/km²/);
+  });
+});
+
+describe('GET /rule', () => {
+  test('districts with shares; what is not held is named; before retention refused or clamped', async () => {
+    const r = await call(server, 'GET', `/rule?point=${POINT}`, { key });
+    expect(r.status).toBe(200);
+    expect(r.body.item.share[0]).toMatchObject({ district: { code: 'BA-3' }, share: 1 });
+    expect(r.body.item.not_consulted.map((n: { layer: string }) => n.layer)).toContain('zoning_text');
+    const old = await call(server, 'GET', `/rule?point=${POINT}&as_of=2001-01-01`, { key });
+    expect(old.body.detail.error).toMatchObject({ code: 'as_of_before_retention', field: 'as_of' });
+    const clamped = await call(server, 'GET', `/rule?point=${POINT}&as_of=2001-01-01&as_of_clamp=true`, { key });
+    expect(clamped.body.as_of.basis).toBe('clamped');
+  });
+
+  test('an unknown use slug is vocabulary_value_unknown', async () => {
+    const r = await call(server, 'GET', `/rule?point=${POINT}&use=residential.castle.moat`, { key });
+    expect(r.body.detail.error).toMatchObject({ code: 'vocabulary_value_unknown', field: 'use' });
+  });
+});
+
+describe('batches', () => {
+  test('a place batch answers each item, is kept, and one match can be overridden', async () => {
+    const body = { item: [{ ref: 'a', point: POINT }, { ref: 'b', apn: '127-123', fips: '25017' }, { ref: 'c', point: 'not a point' }] };
+    const r = await call(server, 'POST', '/place/batch', { key, body });
+    expect(r.status).toBe(201);
+    expect(r.body.item).toMatchObject({ answered: 2, refused: 1 });
+    expect(r.body.item.item[2]).toMatchObject({ ref: 'c', status: 'refused', error: { field: 'point' } });
+    expect(r.body.meta.cost).toBe('1'); // both answered items are the same parcel: one place, one credit
+    const id = r.body.item.id;
+    const got = await call(server, 'GET', `/place/batch/${id}`, { key });
+    expect(got.body.item.item.map((i: { ref: string }) => i.ref)).toEqual(['a', 'b', 'c']);
+    const patched = await call(server, 'PATCH', `/place/batch/${id}/item/c`, { key, body: { point: POINT } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.item).toMatchObject({ ref: 'c', status: 'answered', override: { point: POINT } });
+    const other = await createTestOrg(server, 10);
+    expect((await call(server, 'GET', `/place/batch/${id}`, { key: other.apiKey })).status).toBe(404);
+  });
+
+  test('a rule batch answers each location', async () => {
+    const r = await call(server, 'POST', '/rule/batch', { key, body: { item: [{ point: POINT }, { point: '40.7,-74.0' }] } });
+    expect(r.status).toBe(200);
+    expect(r.body.item.item[0].answer.share[0].district.code).toBe('BA-3');
+    expect(r.body.item.item[1]).toMatchObject({ status: 'refused', error: { code: 'location_unmatched' } });
+  });
+});
+
+test('suggestions: jurisdictions, parcels and districts', async () => {
+  const j = await call(server, 'GET', '/place/suggestion?q=Cambr', { key });
+  expect(j.body.item[0]).toMatchObject({ type: 'jurisdiction', label: 'Cambridge, MA' });
+  const p = await call(server, 'GET', '/place/suggestion?q=127-12&type=parcel', { key });
+  expect(p.body.item.length).toBeGreaterThan(0);
+  expect(p.body.item[0].location_token).toMatch(/^loc_/);
+  const d = await call(server, 'GET', '/place/suggestion?q=BA-&type=district', { key });
+  expect(d.body.item.map((x: { query: { district: string } }) => x.query.district)).toContain('BA-3');
+});
+
+test('coverage names every layer, held or not, per jurisdiction', async () => {
+  const r = await call(server, 'GET', '/coverage?jurisdiction=cambridge-ma', { key });
+  const layers = Object.fromEntries(r.body.item[0].layer.map((l: { layer: string; held: boolean }) => [l.layer, l.held]));
+  expect(layers).toMatchObject({ district_map: true, overlay: true, parcel: true, district_list: true, zoning_text: false, recorder: false, authority: true });
+});

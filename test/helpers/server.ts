@@ -1,0 +1,58 @@
+// A real API server on loopback over the run's test database, and helpers to get a key.
+import { loadConfig, type Config } from '../../core/config.ts';
+import { createLogger } from '../../core/log.ts';
+import { startServer, type RunningServer } from '../../api/server.ts';
+import { createPool } from '../../store/db.ts';
+import { orgCreate } from '../../bin/org.ts';
+import type { Route } from '../../api/route.ts';
+
+export function testDatabaseUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests through vitest (test/global-setup.ts)');
+  return url;
+}
+
+export async function startTestServer(env: Record<string, string> = {}, routes?: Route[]): Promise<RunningServer> {
+  const config: Config = loadConfig({ DATABASE_URL: testDatabaseUrl(), PORT: '0', LOG_LEVEL: 'silent', ...env });
+  return startServer(config, { log: createLogger(config.logLevel), routes });
+}
+
+export async function createTestOrg(server: RunningServer, credits = 1000, name = `Test org ${Math.random().toString(36).slice(2, 8)}`) {
+  const password = `pw-${Math.random().toString(36).slice(2)}-long`;
+  const email = `owner-${Math.random().toString(36).slice(2, 10)}@example.test`;
+  const out = await orgCreate(server.services.pool, { name, credits, email, password });
+  return { organizationId: out.organization_id, apiKey: out.api_key, email, password };
+}
+
+export interface Call {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+export async function call(
+  server: { url: string },
+  method: string,
+  path: string,
+  opts: { key?: string; bearer?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Call> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers['X-API-Key'] = opts.key;
+  if (opts.bearer) headers.Authorization = `Bearer ${opts.bearer}`;
+  let body: string | undefined;
+  if (opts.body !== undefined) {
+    headers['Content-Type'] ??= 'application/json';
+    body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+  }
+  const res = await fetch(server.url + path, { method, headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    /* not JSON: kept as text */
+  }
+  return { status: res.status, body: parsed, headers: res.headers };
+}
+
+export { createPool };

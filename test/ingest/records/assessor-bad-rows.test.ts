@@ -1,0 +1,93 @@
+// A roll with broken lines and unreadable values: each reported with its line and reason, the
+// rest kept; a mapping whose columns the file lacks is refused.
+import { describe, expect, test } from 'vitest';
+import { parseAssessorRoll, streamAssessorRoll, type RollItem } from '../../../ingest/records/assessor.ts';
+import { type AssessorMapping, MappingError } from '../../../ingest/records/assessor-mapping.ts';
+import { readCsv } from '../../../ingest/records/csv.ts';
+
+const mapping: AssessorMapping = {
+  name: 'test_roll',
+  columns: {
+    account_key: 'ACCT',
+    building_number: 'BLDG',
+    parcel_key: 'PARCEL',
+    address: 'ADDR',
+    land_value: 'LAND',
+    total_value: 'TOTAL',
+    sale_date: 'SALE_DATE',
+    sale_price: 'PRICE',
+    year_built: 'YEAR',
+  },
+  land_area_unit: 'sq_ft',
+  placeholders: { land_value: ['0'], year_built: ['0'], sale_date: ['1/1/1900'], sale_price: ['0'] },
+};
+
+const csv = [
+  'ACCT,BLDG,PARCEL,ADDR,LAND,TOTAL,SALE_DATE,PRICE,YEAR', // line 1
+  '1,1,10-1,1 ELM ST,"100,000",250000,3/4/2020,300000,1950', // 2: good, quoted thousands
+  '2,1,10-2,3 ELM ST,0,abc,2/30/2019,5,0', // 3: land placeholder, bad total, impossible date
+  '3,1,10-3,5 ELM ST,90000,190000', // 4: too few fields
+  ',1,10-4,7 ELM ST,1,2,1/1/2001,1,1900', // 5: no account key
+  '4,1,10-5,"9 ELM ST, REAR",80000,180000,1/1/1900,0,1925', // 6: good, quoted comma
+  '4,2,10-5,"9 ELM ST, REAR",80000,180000,1/1/1900,0,1988', // 7: second building of 4
+  '5,1,10-6,11 ELM ST,70000,170000,6/1/2011,250000,1930,EXTRA', // 8: too many fields
+  '1,1,10-1,1 ELM ST,100000,250000,3/4/2020,300000,1950', // 9: account 1 again, not adjacent
+  '6,1,10-7,"13 ELM ST,60000,160000,1/2/2003,1,1901', // 10: unclosed quote to the end
+].join('\n');
+
+describe('bad lines and bad values', () => {
+  const r = parseAssessorRoll(csv, mapping);
+
+  test('rejected lines carry their line, reason and raw text', () => {
+    expect(r.rejected.map((x) => x.line)).toEqual([4, 5, 8, 9, 10]);
+    expect(r.rejected[0]).toEqual({ line: 4, reason: 'has 6 fields, the header has 9', raw: '3,1,10-3,5 ELM ST,90000,190000' });
+    expect(r.rejected[1].reason).toBe('no account key (ACCT blank)');
+    expect(r.rejected[2].reason).toBe('has 10 fields, the header has 9');
+    expect(r.rejected[3].reason).toMatch(/account key 1 repeats \(first at line 2\)/);
+    expect(r.rejected[4].reason).toMatch(/^unreadable CSV: /);
+    expect(r.rejected[4].raw).toContain('13 ELM ST');
+  });
+
+  test('the rest is kept: three accounts, the second with two buildings', () => {
+    expect(r.rows.map((x) => x.account_key)).toEqual(['1', '2', '4']);
+    expect(r.rows[0].assessment.land_value_cents).toBe(10_000_000);
+    expect(r.rows[2].lines).toEqual([6, 7]);
+    expect(r.rows[2].structures.map((s) => s.year_built)).toEqual([1925, 1988]);
+    expect(r.rows[2].label).toBe('9 ELM ST, REAR');
+  });
+
+  test('unreadable values are null, listed as invalid and reported; placeholders are withheld', () => {
+    const two = r.rows[1];
+    expect(two.assessment.total_value_cents).toBeNull();
+    expect(two.invalid).toEqual(['assessment.total_value_cents', 'sales[0].sale_date']);
+    expect(two.assessment.land_value_cents).toBeNull();
+    expect(two.withheld).toContain('assessment.land_value_cents');
+    expect(two.withheld).toContain('structures');
+    expect(two.sales).toEqual([{ kind: 'transfer', consideration_cents: 500, sale_date: null, book: null, page: null, reference_raw: null }]);
+    const details = r.issues.filter((i) => i.code === 'value_invalid').map((i) => i.detail);
+    expect(details).toEqual(['line 3, column TOTAL: not a number: "abc"', 'line 3, column SALE_DATE: impossible date: "2/30/2019"']);
+    expect(r.rows[2].sales).toEqual([]);
+    expect(r.rows[2].withheld).toContain('sales');
+  });
+
+  test('the stream form reports the same', async () => {
+    const items: RollItem[] = [];
+    for await (const it of streamAssessorRoll([csv.slice(0, 100), csv.slice(100)], mapping)) items.push(it);
+    expect(items.flatMap((it) => ('row' in it ? [it.row] : []))).toEqual(r.rows);
+    expect(items.flatMap((it) => ('rejected' in it ? [it.rejected] : [])).map((x) => x.line)).toEqual([4, 5, 8, 9, 10]);
+  });
+
+  test('a file without a mapped column is refused, naming the column', () => {
+    expect(() => parseAssessorRoll('ACCT,PARCEL\n1,2\n', mapping)).toThrow(MappingError);
+    expect(() => parseAssessorRoll('ACCT,PARCEL\n1,2\n', mapping)).toThrow(/no column BLDG, ADDR/);
+    expect(() => parseAssessorRoll('A\n1\n', { ...mapping, columns: { address: 'A' } })).toThrow(/needs columns.account_key/);
+  });
+
+  test('CSV lines report where multi-line records start', () => {
+    const c = readCsv('a,b\n1,"x\ny"\n\n2,z\n');
+    expect(c.rows.map((x) => [x.line, x.values.b])).toEqual([
+      [2, 'x\ny'],
+      [5, 'z'],
+    ]);
+  });
+});

@@ -1,0 +1,102 @@
+// The map layers served as vector tiles: what each reads, its zoom range and its fields (the
+// TileJSON vector_layers are written from the same definitions).
+
+export interface TileLayer {
+  id: 'district' | 'overlay' | 'parcel' | 'future_land_use' | 'coverage';
+  description: string;
+  minzoom: number;
+  maxzoom: number;
+  fields: Record<string, 'String' | 'Number' | 'Boolean'>;
+  /** map_version.layer whose versions key the ETag (null: keyed by coverage updates) */
+  versionLayer: 'district' | 'overlay' | 'parcel' | 'future_land_use' | null;
+  /** SQL of the features: $1..$3 tile z/x/y envelope given as `env`, $4 valid date, $5 known instant, $6 simplify tolerance (m) */
+  sql: string;
+}
+
+const label = `(SELECT d.local_label FROM district d JOIN source s ON s.id = d.source_id
+                WHERE d.id = a.district_id AND d.valid @> $4::date AND d.known @> $5::timestamptz
+                ORDER BY CASE s.kind WHEN 'code_text' THEN 0 WHEN 'district_list' THEN 1 ELSE 2 END LIMIT 1)`;
+
+const areaLayer = (kind: 'base' | 'overlay' | 'future_land_use') => `
+  SELECT a.id, a.district_id AS district, a.code_raw AS code, ${label} AS label, a.map_version_id AS map_version,
+         '#' || substr(md5(a.code_raw), 1, 6) AS color,
+         ST_Simplify(ST_Transform(a.geom, 3857), $6::float8, true) AS g
+    FROM district_area a
+   WHERE a.kind = '${kind}' AND a.valid @> $4::date AND a.known @> $5::timestamptz AND a.geom && ST_Transform(env, 4326)`;
+
+export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
+  district: {
+    id: 'district',
+    description: 'Base zoning districts in force',
+    minzoom: 8,
+    maxzoom: 20,
+    fields: { id: 'String', district: 'String', code: 'String', label: 'String', map_version: 'String', color: 'String' },
+    versionLayer: 'district',
+    sql: areaLayer('base'),
+  },
+  overlay: {
+    id: 'overlay',
+    description: 'Overlay districts in force',
+    minzoom: 8,
+    maxzoom: 20,
+    fields: { id: 'String', district: 'String', code: 'String', label: 'String', map_version: 'String', color: 'String' },
+    versionLayer: 'overlay',
+    sql: areaLayer('overlay'),
+  },
+  future_land_use: {
+    id: 'future_land_use',
+    description: 'Future land use designations of adopted plans',
+    minzoom: 8,
+    maxzoom: 20,
+    fields: { id: 'String', district: 'String', code: 'String', label: 'String', map_version: 'String', color: 'String' },
+    versionLayer: 'future_land_use',
+    sql: areaLayer('future_land_use'),
+  },
+  parcel: {
+    id: 'parcel',
+    description: 'Parcels as published by the assessor',
+    minzoom: 13,
+    maxzoom: 20,
+    fields: { id: 'String', parcel_key: 'String', area_sq_ft: 'Number', map_version: 'String' },
+    versionLayer: 'parcel',
+    sql: `
+  SELECT p.id, p.parcel_key, round(p.area_m2 * 10.763910417) AS area_sq_ft, p.map_version_id AS map_version,
+         ST_Simplify(ST_Transform(p.geom, 3857), $6::float8, true) AS g
+    FROM parcel p
+   WHERE p.geom IS NOT NULL AND p.valid @> $4::date AND p.known @> $5::timestamptz AND p.geom && ST_Transform(env, 4326)`,
+  },
+  coverage: {
+    id: 'coverage',
+    description: 'Jurisdictions and which layers are held for them (paints what is not held)',
+    minzoom: 0,
+    maxzoom: 16,
+    fields: { jurisdiction: 'String', name: 'String', zoning_text: 'Boolean', district_map: 'Boolean', overlay: 'Boolean', parcel: 'Boolean', assessor: 'Boolean', held_layers: 'Number' },
+    versionLayer: null,
+    sql: `
+  SELECT j.id AS jurisdiction, j.name,
+         COALESCE(bool_or(c.held) FILTER (WHERE c.layer = 'zoning_text'), false) AS zoning_text,
+         COALESCE(bool_or(c.held) FILTER (WHERE c.layer = 'district_map'), false) AS district_map,
+         COALESCE(bool_or(c.held) FILTER (WHERE c.layer = 'overlay'), false) AS overlay,
+         COALESCE(bool_or(c.held) FILTER (WHERE c.layer = 'parcel'), false) AS parcel,
+         COALESCE(bool_or(c.held) FILTER (WHERE c.layer = 'assessor'), false) AS assessor,
+         count(*) FILTER (WHERE c.held)::int AS held_layers,
+         ST_Simplify(ST_Transform(j.boundary, 3857), $6::float8, true) AS g
+    FROM jurisdiction j LEFT JOIN coverage c ON c.jurisdiction_id = j.id
+   WHERE j.boundary IS NOT NULL AND j.boundary && ST_Transform(env, 4326) AND $4::date IS NOT NULL AND $5::timestamptz IS NOT NULL
+   GROUP BY j.id`,
+  },
+};
+
+/** The SQL of one tile: features clipped to the tile in its own coordinates, as one MVT. */
+export function tileSql(layer: TileLayer): string {
+  return `
+WITH bounds AS (SELECT ST_TileEnvelope($1, $2, $3) AS env),
+feat AS (SELECT f.* FROM bounds, LATERAL (${layer.sql}) f),
+mvt AS (SELECT ST_AsMVTGeom(feat.g, bounds.env, 4096, 64, true) AS geom, ${Object.keys(layer.fields).map((f) => `feat.${f}`).join(', ')} FROM feat, bounds)
+SELECT ST_AsMVT(mvt, '${layer.id}', 4096, 'geom') AS tile, count(*)::int AS features FROM mvt WHERE mvt.geom IS NOT NULL`;
+}
+
+/** Metres per pixel at a zoom (4096-unit tiles): the simplification that cannot be seen. */
+export function tolerance(z: number): number {
+  return z >= 16 ? 0 : 40_075_016.686 / 2 ** z / 4096 / 2;
+}

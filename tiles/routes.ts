@@ -1,0 +1,206 @@
+// Maps (spec 4.11): map layer versions, TileJSON per layer, and vector tiles made in PostGIS
+// (ST_AsMVT over ST_TileEnvelope, bound parameters), with ETags keyed by the map versions in
+// force and the tile, so caches stay right when the data changes.
+import { createHash } from 'node:crypto';
+import { ApiError, invalid } from '../core/errors.ts';
+import { resolveTimes, type TimeValue } from '../core/time.ts';
+import type { Queryable } from '../store/db.ts';
+import { timeParams } from '../api/collection/index.ts';
+import { defineRoutes, type Req } from '../api/route.ts';
+import { TILE_LAYERS, type TileLayer, tileSql, tolerance } from './layers.ts';
+
+const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
+const MAP_LAYERS = ['district', 'overlay', 'future_land_use', 'parcel'] as const;
+
+export function layerOf(raw: string): TileLayer {
+  const layer = TILE_LAYERS[raw as TileLayer['id']];
+  if (!layer) throw new ApiError('no_such_resource', { field: 'layer', detail: `No map layer ${JSON.stringify(raw)}; layers: ${LAYER_IDS.join(', ')}.` });
+  return layer;
+}
+
+function pointInTime(req: Req) {
+  const t = resolveTimes(req.params, 'America/New_York');
+  const at = (v: TimeValue) => (v.kind === 'instant' ? v.date : v.to);
+  return { asOf: at(t.asOf), knownAsOf: t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end, requested: t };
+}
+
+function tileCoords(req: Req) {
+  const z = Number(req.params.z);
+  const x = Number(req.params.x);
+  const y = Number(String(req.params.y).replace(/\.(mvt|pbf)$/, ''));
+  const bad = (field: string, why: string) => new ApiError('tile_coordinate_invalid', { field, detail: why });
+  if (!/^\d{1,2}$/.test(req.params.z) || z > 24) throw bad('z', 'z is a whole number from 0 to 24');
+  const n = 2 ** z;
+  if (!/^\d+$/.test(req.params.x) || x >= n) throw bad('x', `x is a whole number from 0 to ${n - 1} at z ${z}`);
+  if (!/^\d+(\.(mvt|pbf))?$/.test(req.params.y) || y >= n) throw bad('y', `y is a whole number from 0 to ${n - 1} at z ${z}`);
+  return { z, x, y };
+}
+
+/** What the ETag stands for: the layer's map versions in force at as_of, as known then. */
+async function versionsKey(db: Queryable, layer: TileLayer, asOf: string, knownAsOf: string): Promise<string> {
+  if (!layer.versionLayer) {
+    const { rows } = await db.query(`SELECT COALESCE(max(updated_at), 'epoch')::text AS k FROM coverage WHERE updated_at <= $1::timestamptz`, [knownAsOf]);
+    return rows[0].k;
+  }
+  const { rows } = await db.query(
+    `SELECT COALESCE(string_agg(id, ',' ORDER BY id), '') AS k FROM map_version
+      WHERE layer = $1 AND known @> $3::timestamptz AND effective_from <= $2::date AND (effective_through IS NULL OR effective_through > $2::date)`,
+    [layer.versionLayer, asOf, knownAsOf],
+  );
+  return rows[0].k;
+}
+
+export const tileRoutes = defineRoutes([
+  {
+    id: 'listMapVersions',
+    method: 'GET',
+    path: '/map',
+    summary: 'Map layer versions: feature counts, published CRS, geometry hash, effective period',
+    tag: 'Maps',
+    credential: 'key',
+    scope: 'maps:read',
+    form: 'plain',
+    collection: true,
+    price: { credits: 0, per: 'call', note: 'Free.' },
+    params: [
+      { name: 'jurisdiction', in: 'query', type: 'array', description: 'jur_ ids, slugs or fips_keys.' },
+      { name: 'layer', in: 'query', type: 'array', items: { type: 'string', enum: MAP_LAYERS } },
+      ...timeParams(),
+    ],
+    handler: async (req) => {
+      const t = pointInTime(req);
+      const interval = t.requested.asOf.kind === 'interval' ? t.requested.asOf : null;
+      const { rows } = await req.services.pool.query(
+        `SELECT m.*, j.slug FROM map_version m JOIN jurisdiction j ON j.id = m.jurisdiction_id
+          WHERE ($1::text[] IS NULL OR j.id = ANY($1) OR j.slug = ANY($1) OR j.fips_key = ANY($1))
+            AND ($2::text[] IS NULL OR m.layer = ANY($2)) AND m.known @> $3::timestamptz
+            AND m.effective_from <= $5::date AND (m.effective_through IS NULL OR m.effective_through > $4::date)
+          ORDER BY j.slug, m.layer, m.effective_from`,
+        [req.params.jurisdiction ?? null, req.params.layer ?? null, t.knownAsOf, interval?.from ?? t.asOf, interval?.to ?? t.asOf],
+      );
+      const item = rows.map((m) => ({
+        id: m.id,
+        jurisdiction: m.jurisdiction_id,
+        layer: m.layer,
+        version: m.version_id,
+        effective_from: m.effective_from,
+        effective_through: m.effective_through,
+        effective_basis: m.effective_basis,
+        adopted_on: m.adopted_on,
+        feature_count: m.feature_count,
+        repaired_count: m.repaired_count,
+        dropped_count: m.dropped_count,
+        published_crs: m.published_crs,
+        geometry_sha256: m.geometry_sha256,
+        document: m.document_id,
+        href: `/map?jurisdiction=${m.slug}&layer=${m.layer}`,
+      }));
+      return { item, page: { size: item.length, next_cursor: null } };
+    },
+  },
+  {
+    id: 'getTileJson',
+    method: 'GET',
+    path: '/map/{layer}',
+    summary: 'TileJSON 3.0.0 for a layer: tile URL, bounds, zooms, vector layers and their fields',
+    tag: 'Maps',
+    credential: 'key',
+    scope: 'maps:read',
+    form: 'raw',
+    price: { credits: 0, per: 'call', note: 'Free.' },
+    params: [{ name: 'layer', in: 'path', type: 'string', required: true }, { name: 'bbox', in: 'query', type: 'string' }, ...timeParams()],
+    handler: async (req) => {
+      const layer = layerOf(req.params.layer);
+      const t = pointInTime(req);
+      const db = req.services.pool;
+      const table = layer.id === 'parcel' ? 'parcel' : layer.id === 'coverage' ? 'jurisdiction' : 'district_area';
+      const geomCol = table === 'jurisdiction' ? 'boundary' : 'geom';
+      const { rows } = await db.query(`SELECT ST_XMin(e) AS w, ST_YMin(e) AS s, ST_XMax(e) AS e, ST_YMax(e) AS n FROM (SELECT ST_Extent(${geomCol})::geometry AS e FROM ${table}) x`);
+      const b = rows[0];
+      const bounds = b.w === null ? [-180, -85.0511, 180, 85.0511] : [b.w, b.s, b.e, b.n];
+      const qs = new URLSearchParams();
+      if (req.params.as_of) qs.set('as_of', req.params.as_of.text);
+      if (req.params.known_as_of) qs.set('known_as_of', req.params.known_as_of.text);
+      const base = req.ctx.origin || req.services.config.publicBaseUrl;
+      const body = {
+        tilejson: '3.0.0',
+        name: `Landlex ${layer.id}`,
+        description: layer.description,
+        version: (await versionsKey(db, layer, t.asOf, t.knownAsOf)) ? createHash('sha256').update(await versionsKey(db, layer, t.asOf, t.knownAsOf)).digest('hex').slice(0, 12) : 'none',
+        attribution: 'Public records; see /document for sources',
+        scheme: 'xyz',
+        tiles: [`${base}/map/${layer.id}/{z}/{x}/{y}${qs.size ? `?${qs}` : ''}`],
+        minzoom: layer.minzoom,
+        maxzoom: layer.maxzoom,
+        bounds,
+        center: [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, Math.max(layer.minzoom, 13)],
+        vector_layers: [{ id: layer.id, description: layer.description, minzoom: layer.minzoom, maxzoom: layer.maxzoom, fields: layer.fields }],
+      };
+      return { body, contentType: 'application/json' };
+    },
+  },
+  {
+    id: 'getTile',
+    method: 'GET',
+    path: '/map/{layer}/{z}/{x}/{y}',
+    summary: 'One vector tile (Mapbox Vector Tile) of a layer, in force at as_of',
+    tag: 'Maps',
+    credential: 'key',
+    scope: 'maps:read',
+    form: 'raw',
+    produces: ['application/vnd.mapbox-vector-tile'],
+    price: { credits: 0, per: 'call', note: 'Free with a key (tiles are drawn many at a time).' },
+    params: [
+      { name: 'layer', in: 'path', type: 'string', required: true },
+      { name: 'z', in: 'path', type: 'string', required: true },
+      { name: 'x', in: 'path', type: 'string', required: true },
+      { name: 'y', in: 'path', type: 'string', required: true },
+      ...timeParams(),
+    ],
+    handler: async (req) => {
+      const layer = layerOf(req.params.layer);
+      const { z, x, y } = tileCoords(req);
+      const t = pointInTime(req);
+      if (t.requested.asOf.kind === 'interval') throw invalid('as_of', 'a tile shows one date; give a date, not an interval');
+      const db = req.services.pool;
+      const etag = `"${createHash('sha256').update([layer.id, z, x, y, t.asOf, await versionsKey(db, layer, t.asOf, t.knownAsOf)].join('|')).digest('base64url').slice(0, 27)}"`;
+      const cache = { ETag: etag, 'Cache-Control': req.params.as_of || req.params.known_as_of ? 'private, max-age=86400' : 'private, max-age=300', Vary: 'X-API-Key, Authorization' };
+      if (req.ctx.get('if-none-match') === etag) return { status: 304, body: null, headers: cache };
+      if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
+      const { rows } = await db.query(tileSql(layer), [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]);
+      if (!rows[0] || rows[0].features === 0) return { status: 204, body: null, headers: cache };
+      return { body: rows[0].tile as Buffer, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };
+    },
+  },
+]);
+
+export const imageRoutes = defineRoutes([
+  {
+    id: 'getMapImage',
+    method: 'GET',
+    path: '/map/{layer}/image',
+    summary: 'A stamped PNG of a bounding box or a parcel with the layer drawn (a map exhibit)',
+    tag: 'Maps',
+    credential: 'key',
+    scope: 'maps:read',
+    form: 'raw',
+    produces: ['image/png'],
+    price: { credits: 1, per: 'call', note: 'One credit per image.' },
+    params: [
+      { name: 'layer', in: 'path', type: 'string', required: true },
+      { name: 'bbox', in: 'query', type: 'string', description: 'west,south,east,north (WGS 84).' },
+      { name: 'parcel', in: 'query', type: 'string', description: 'A prc_ id: the parcel, outlined, with its surroundings.' },
+      { name: 'width', in: 'query', type: 'integer', min: 200, max: 2048, default: 1000 },
+      { name: 'height', in: 'query', type: 'integer', min: 200, max: 2048, default: 800 },
+      ...timeParams(),
+    ],
+    handler: async (req) => {
+      const layer = layerOf(req.params.layer);
+      if (layer.id === 'coverage') throw invalid('layer', 'exhibits draw district, overlay, future_land_use or parcel');
+      const t = pointInTime(req);
+      const { renderExhibit } = await import('./image.ts');
+      const { png, stamp } = await renderExhibit(req.services.pool, { layer, bbox: req.params.bbox, parcel: req.params.parcel, width: req.params.width, height: req.params.height, asOf: t.asOf, knownAsOf: t.knownAsOf });
+      return { body: png, contentType: 'image/png', headers: { 'X-Map-Version': (stamp.map_version as string[]).join(','), 'X-As-Of': t.asOf } };
+    },
+  },
+]);

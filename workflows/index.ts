@@ -1,0 +1,3 @@
+// Every workflow the worker registers.
+export { ingestAllWorkflow, ingestJurisdictionWorkflow, ingestSourceWorkflow } from './ingest.ts';
+export { extractWorkflow } from './extract.ts';
