@@ -137,8 +137,8 @@ export function createIngestActivities(deps: IngestDeps) {
       }
       return withTransaction(deps.pool, async (c) => {
         for (const m of chain) await syncManifest(c, { ...m.manifest, sources: [], authorities: [] }, m.text, now());
-        await syncVocabulary(c, manifest, manifest.jurisdiction.slug);
         const synced = await syncManifest(c, manifest, text, now());
+        await syncVocabulary(c, manifest, manifest.jurisdiction.slug);
         return { jurisdictionId: synced.jurisdictionId, sources: synced.sources };
       });
     },

@@ -42,3 +42,46 @@ export function matchOrdinance(candidates: OrdinanceRef[], anchors: Array<string
 export function effectiveOf(ctx: LoadContext, o: OrdinanceRef | null): string {
   return o?.effective_from ?? o?.adopted_on ?? ctx.effectiveFrom;
 }
+
+export interface FactDating {
+  /** date each new or changed staged fact takes effect */
+  validFrom: Map<string, string>;
+  /** date each removed fact stops being in force */
+  removedOn: Map<string, string>;
+  /** the ordinance that made each change, by fact id */
+  ordinanceOf: Map<string, OrdinanceRef | null>;
+}
+
+/**
+ * Dates the facts of one table that this version adds, changes or removes by the text amendment
+ * whose title names one of their anchors (section ref, table, district code); facts no ordinance
+ * explains keep the version's date. Reads only; the caller applies the facts.
+ */
+export async function dateFactChanges(
+  ctx: LoadContext,
+  table: string,
+  staged: Array<{ id: string; content_sha256: string; anchors: string[] }>,
+  anchorsOfRow: (row: Record<string, unknown>) => string[],
+): Promise<FactDating> {
+  const none: FactDating = { validFrom: new Map(), removedOn: new Map(), ordinanceOf: new Map() };
+  if (!ctx.priorLoaded) return none;
+  const { rows } = await ctx.client.query(
+    `SELECT t.id, t.content_sha256, to_jsonb(t) - 'geom' AS row FROM ${table.replace(/[^a-z_]/g, '')} t
+      WHERE t.jurisdiction_id = $1 AND t.source_id = $2 AND upper_inf(t.known) AND upper_inf(t.valid)`,
+    [ctx.jurisdictionId, ctx.source.id],
+  );
+  const current = new Map(rows.map((r) => [r.id as string, r]));
+  const stagedIds = new Set(staged.map((s) => s.id));
+  const touched = [
+    ...staged.filter((s) => current.get(s.id)?.content_sha256 !== s.content_sha256).map((s) => ({ id: s.id, anchors: s.anchors, removed: false })),
+    ...[...current.values()].filter((r) => !stagedIds.has(r.id)).map((r) => ({ id: r.id as string, anchors: anchorsOfRow(r.row), removed: true })),
+  ];
+  if (touched.length === 0) return none;
+  const candidates = await newlyAdopted(ctx, ['text_amendment']);
+  for (const t of touched) {
+    const o = matchOrdinance(candidates, t.anchors);
+    none.ordinanceOf.set(t.id, o);
+    (t.removed ? none.removedOn : none.validFrom).set(t.id, effectiveOf(ctx, o));
+  }
+  return none;
+}

@@ -2,6 +2,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Format, SourceKind } from '../../ingest/manifest.ts';
 import type { Loader } from './context.ts';
+import { loadCodeText } from './code-text.ts';
 import { loadDistrictList } from './district-list.ts';
 import { mapLoader } from './maps.ts';
 import { loadParcels } from './parcels.ts';
@@ -10,6 +11,7 @@ import { loadProperties } from './properties.ts';
 import { loadFeed, loadRecorder } from './records.ts';
 
 const LOADERS: Partial<Record<SourceKind, Loader>> = {
+  code_text: loadCodeText,
   district_list: loadDistrictList,
   district_map: mapLoader('base'),
   overlay_map: mapLoader('overlay'),

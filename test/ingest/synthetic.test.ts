@@ -51,6 +51,42 @@ describe('version 1', () => {
     expect(v1.sources.every((s) => s.newEvents === 0)).toBe(true);
   });
 
+  test('the code text: districts with purposes, Table 4.1 through its legend, Table 5.1, the unlisted-use rule', async () => {
+    expect(src(v1, 'zoning-code')).toMatchObject({ state: 'loaded', counts: { districts: 4, permissions: 48, controls: 36, unmapped_labels: 0 } });
+    const d = await h.pool.query(`SELECT code_raw, local_label, purpose FROM district WHERE code_raw = 'VC' AND purpose IS NOT NULL`);
+    expect(d.rows[0].purpose).toMatch(/^The Village Center District is intended to sustain a compact, walkable center/);
+    const p = await h.pool.query(
+      `SELECT d.code_raw, p.symbol, p.level, p.process, p.use_slug FROM permission p JOIN district d ON d.id = p.district_id AND d.source_id = p.source_id AND upper_inf(d.known)
+        WHERE p.use_label_raw = 'Battery energy storage system' AND upper_inf(p.known) ORDER BY d.code_raw`,
+    );
+    expect(p.rows).toEqual([
+      { code_raw: 'I-1', symbol: 'SP', level: 'conditional_use', process: 'Permitted by special permit from the Planning Board', use_slug: 'energy.battery_storage' },
+      { code_raw: 'R-1', symbol: 'N', level: 'prohibited', process: null, use_slug: 'energy.battery_storage' },
+      { code_raw: 'R-2', symbol: 'N', level: 'prohibited', process: null, use_slug: 'energy.battery_storage' },
+      { code_raw: 'VC', symbol: 'N', level: 'prohibited', process: null, use_slug: 'energy.battery_storage' },
+    ]);
+    const c = await h.pool.query(
+      `SELECT c.control_type, c.min_value::float AS min, c.max_value::float AS max, c.unit, c.value_text FROM control c JOIN district d ON d.id = c.district_id AND d.source_id = c.source_id AND upper_inf(d.known)
+        WHERE d.code_raw = 'R-1' AND c.control_type IN ('dimensional.setback_front', 'dimensional.height', 'dimensional.lot_area') AND upper_inf(c.known) ORDER BY 1`,
+    );
+    expect(c.rows).toEqual([
+      { control_type: 'dimensional.height', min: null, max: 35, unit: 'ft', value_text: '35' },
+      { control_type: 'dimensional.lot_area', min: 40000, max: null, unit: 'sq_ft', value_text: '40,000' },
+      { control_type: 'dimensional.setback_front', min: 25, max: null, unit: 'ft', value_text: '25' },
+    ]);
+    const u = await h.pool.query(`SELECT u.result, c.quote FROM unlisted_use_rule u JOIN citation c ON c.id = u.citation_id`);
+    expect(u.rows).toEqual([{ result: 'prohibited', quote: 'A use not listed in Table 4.1 is not permitted in any district.' }]);
+  });
+
+  test('every citation of the code text quotes its retained text verbatim at its offsets', async () => {
+    const { rows } = await h.pool.query(
+      `SELECT c.quote, (c.locator->>'start')::int AS start, (c.locator->>'end')::int AS end, t.text FROM citation c JOIN version_text t ON t.version_id = c.version_id`,
+    );
+    expect(rows.length).toBeGreaterThan(80);
+    const wrong = rows.filter((r) => r.text.slice(r.start, r.end) !== r.quote);
+    expect(wrong).toEqual([]);
+  });
+
   test('the map was published in EPSG:26986 and lands in lon/lat on the town', async () => {
     const { rows } = await h.pool.query(`SELECT published_crs, feature_count FROM map_version WHERE layer = 'district'`);
     expect(rows).toEqual([{ published_crs: 'EPSG:26986', feature_count: 4 }]);
@@ -89,6 +125,38 @@ describe('version 2', () => {
     expect(events[1].current.area_m2 - events[1].previous.area_m2).toBeCloseTo(20_000, -2);
     const ord = await h.pool.query('SELECT number FROM ordinance WHERE id = $1 LIMIT 1', [events[0].ordinance_id]);
     expect(ord.rows[0].number).toBe('2026-08');
+  });
+
+  test('the amendment: the R-1 front setback 25 → 20 ft, effective 2026-05-01 by Ordinance 2026-07, and nothing else in the tables', async () => {
+    const events = (await eventsAfter(seq)).filter((e) => e.field_path.startsWith('district.') && e.field_path.includes('.control.'));
+    expect(events.map((e) => [e.kind, e.layer, e.field_path, e.previous, e.current, e.effective_date, e.adopted_on])).toEqual([
+      ['amendment', 'district', 'district.R-1.control.dimensional.setback_front.min_value', 25, 20, '2026-05-01', '2026-04-14'],
+      ['amendment', 'district', 'district.R-1.control.dimensional.setback_front.value_text', '25', '20', '2026-05-01', '2026-04-14'],
+    ]);
+    const ord = await h.pool.query('SELECT number FROM ordinance WHERE id = $1 LIMIT 1', [events[0].ordinance_id]);
+    expect(ord.rows[0].number).toBe('2026-07');
+    expect((await eventsAfter(seq)).filter((e) => e.field_path.includes('.permission.'))).toEqual([]);
+    const setback = async (asOf: string, known: Date) =>
+      (
+        await h.pool.query(
+          `SELECT c.min_value::float AS min FROM control c JOIN district d ON d.id = c.district_id AND d.source_id = c.source_id AND upper_inf(d.known)
+            WHERE d.code_raw = 'R-1' AND c.control_type = 'dimensional.setback_front' AND c.valid @> $1::date AND c.known @> $2::timestamptz`,
+          [asOf, known.toISOString()],
+        )
+      ).rows.map((r) => r.min);
+    expect(await setback('2026-04-30', T2b)).toEqual([25]);
+    expect(await setback('2026-05-01', T2b)).toEqual([20]);
+    expect(await setback('2026-05-01', T1b)).toEqual([25]);
+  });
+
+  test('the repeal: Section 6.2 ends 2026-06-01 by Ordinance 2026-09; no other section changes', async () => {
+    const events = (await eventsAfter(seq)).filter((e) => e.field_path.startsWith('section.'));
+    expect(events.map((e) => [e.kind, e.field_path, e.effective_date, e.adopted_on, e.current])).toEqual([['repeal', 'section.6.2', '2026-06-01', '2026-04-14', null]]);
+    const ord = await h.pool.query('SELECT number FROM ordinance WHERE id = $1 LIMIT 1', [events[0].ordinance_id]);
+    expect(ord.rows[0].number).toBe('2026-09');
+    const inForce = async (asOf: string) => (await h.pool.query(`SELECT count(*)::int AS n FROM section WHERE ref = '6.2' AND valid @> $1::date AND known @> $2::timestamptz`, [asOf, T2b.toISOString()])).rows[0].n;
+    expect(await inForce('2026-05-31')).toBe(1);
+    expect(await inForce('2026-06-01')).toBe(0);
   });
 
   test('the moratorium: an adoption effective 2026-04-15, linked to its ordinance', async () => {
