@@ -6,7 +6,7 @@ import { createPool, ensureDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { startServer } from '../api/server.ts';
 import { orgCreate } from './org.ts';
-import { examples, sampleKey } from './sample.ts';
+import { examples, ingestSamples, sampleKey } from './sample.ts';
 import { runIngest, table } from './ingest.ts';
 import { describeOutcome, runExtractCli } from './extract.ts';
 
@@ -100,8 +100,7 @@ program
     const cfg = config();
     const pool = createPool(cfg.databaseUrl, { max: 4 });
     try {
-      const summary = await runIngest(cfg, pool, createLogger('error'), 'all', { progress: process.stderr.isTTY });
-      process.stdout.write(`${table(summary)}\n\n`);
+      for (const summary of await ingestSamples(cfg, pool, createLogger('error'), process.stderr.isTTY)) process.stdout.write(`${table(summary)}\n\n`);
       const key = await sampleKey(pool);
       process.stdout.write(examples(`http://${opts.host}:${opts.port}`, key));
     } finally {

@@ -57,8 +57,8 @@ export function table(summary: IngestSummary): string {
   ].join('\n');
 }
 
-export async function runIngest(config: Config, pool: Pool, log: Logger, targets: string[] | 'all', opts: { progress: boolean }): Promise<IngestSummary> {
-  const activities = createIngestActivities({ pool, blobs: new FsBlobStore(config.blobDir), log });
+export async function runIngest(config: Config, pool: Pool, log: Logger, targets: string[] | 'all', opts: { progress: boolean; manifestDir?: string }): Promise<IngestSummary> {
+  const activities = createIngestActivities({ pool, blobs: new FsBlobStore(config.blobDir), log, manifestDir: opts.manifestDir });
   if (config.temporalAddress) {
     const { startOnTemporal } = await import('./temporal.ts');
     return summarize(await startOnTemporal(config, targets));

@@ -1,11 +1,38 @@
 // `landlex sample`: load the sample jurisdictions and mint a key for the sample organization,
 // then print the key and three example requests. Safe to run again: nothing is duplicated.
+import { rm } from 'node:fs/promises';
 import { SCOPES } from '../api/auth.ts';
+import type { Config } from '../core/config.ts';
+import type { Logger } from '../core/log.ts';
 import { type Pool, withTransaction } from '../store/db.ts';
 import { mintKey } from '../store/keys.ts';
+import { type IngestSummary, runIngest } from './ingest.ts';
 import { orgCreate } from './org.ts';
+import { startSyntheticSite, syntheticManifests } from './synthetic-site.ts';
 
 export const SAMPLE_ORG = 'Landlex sample';
+
+/**
+ * Ingest every shipped jurisdiction plus the synthetic town, served on loopback: its first
+ * version once, then its amended second version, so the sample shows a law change over time.
+ */
+export async function ingestSamples(config: Config, pool: Pool, log: Logger, progress: boolean): Promise<IngestSummary[]> {
+  const site = await startSyntheticSite({ version: 1 });
+  const manifestDir = await syntheticManifests(site.url, { all: true });
+  try {
+    const held = await pool.query(
+      `SELECT 1 FROM document_version v JOIN document d ON d.id = v.document_id JOIN jurisdiction j ON j.id = d.jurisdiction_id WHERE j.slug = 'millbrook-ma' LIMIT 1`,
+    );
+    const runs: IngestSummary[] = [];
+    if (held.rowCount === 0) runs.push(await runIngest(config, pool, log, 'all', { progress, manifestDir }));
+    site.setVersion(2);
+    runs.push(await runIngest(config, pool, log, held.rowCount === 0 ? ['millbrook-ma'] : 'all', { progress, manifestDir }));
+    return runs;
+  } finally {
+    await site.close();
+    await rm(manifestDir, { recursive: true, force: true });
+  }
+}
 
 export async function sampleKey(pool: Pool): Promise<string> {
   const { rows } = await pool.query(

@@ -14,6 +14,8 @@ import type { LoadContext, Loader } from './context.ts';
 import { applyDistricts, deltaEvents, districtEvents, districtIdFor } from './districts.ts';
 import { dateFactChanges } from './effective.ts';
 
+// a fact is the same fact while what it states is the same: a quote that moves or gains a
+// neighbouring cell's change does not make a new fact (its citation still holds in its version)
 const hash = (...parts: unknown[]) => sha256Hex(JSON.stringify(parts));
 /** A section's own prose: its tables are compared cell by cell as permissions and controls. */
 const prose = (body: string) => body.split('\n').filter((l) => !l.trimStart().startsWith('|')).join('\n').trim();
@@ -54,14 +56,14 @@ export const loadCodeText: Loader = async (ctx) => {
     if (!slug) unmapped.add(p.use_label_raw);
     return {
       id: stableId('permission', j, p.district_code, label, p.table_ref),
-      content_sha256: hash(p.symbol, p.level, p.process, p.conditions, slug, p.citation.quote),
+      content_sha256: hash(p.use_label_raw, p.symbol, p.level, p.process, p.conditions, slug),
       valid_from: from,
       values: [ctx.source.id, j, districtOf(p.district_code), p.use_label_raw, label, slug, p.symbol, p.level, p.process, p.conditions, p.table_ref, cites.add(p.citation, { effective_from: from }), ctx.version.id, 'stated'],
     };
   });
   const controls: StagedFact[] = parsed.controls.map((c) => ({
     id: stableId('control', j, c.district_code, c.control_type, c.building_type, c.qualifier, c.table_ref),
-    content_sha256: hash(c.min, c.max, c.unit, c.value_text, c.conditions, c.citation.quote),
+    content_sha256: hash(c.min, c.max, c.unit, c.value_text, c.conditions),
     valid_from: from,
     values: [ctx.source.id, j, districtOf(c.district_code), c.control_type, c.building_type, c.qualifier, c.min, c.max, c.unit, c.value_text, c.conditions, c.table_ref, cites.add(c.citation, { effective_from: from }), ctx.version.id, 'stated'],
   }));

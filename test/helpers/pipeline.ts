@@ -10,6 +10,8 @@ import { runIngestInProcess } from '../../workflows/inprocess.ts';
 import type { JurisdictionOutcome } from '../../workflows/logic.ts';
 import { freshDatabase, loadedDatabase } from './databases.ts';
 
+export { syntheticManifests } from '../../bin/synthetic-site.ts';
+
 export interface PipelineHarness {
   url: string;
   pool: Pool;
@@ -61,13 +63,3 @@ export async function ingestedDatabase(label: string, slugs: string[]) {
 }
 
 /** A manifest directory for the synthetic town served at siteUrl (with its parent jurisdictions). */
-export async function syntheticManifests(siteUrl: string): Promise<string> {
-  const { mkdtemp: mk, readFile, writeFile, copyFile } = await import('node:fs/promises');
-  const dir = await mk(join(tmpdir(), 'landlex-manifests-'));
-  const town = JSON.parse(await readFile(new URL('../fixtures/synthetic-town/town.json', import.meta.url), 'utf8'));
-  await writeFile(join(dir, 'millbrook-ma.json'), JSON.stringify(town.manifest, null, 2).replaceAll('{site}', siteUrl));
-  for (const f of ['massachusetts.json', 'middlesex-county-ma.json']) {
-    await copyFile(new URL(`../../ingest/manifests/${f}`, import.meta.url), join(dir, f));
-  }
-  return dir;
-}

@@ -128,6 +128,7 @@ describe('version 2', () => {
   });
 
   test('the amendment: the R-1 front setback 25 → 20 ft, effective 2026-05-01 by Ordinance 2026-07, and nothing else in the tables', async () => {
+    expect(src(v2, 'zoning-code')).toMatchObject({ state: 'loaded', newEvents: 3, counts: { fact_added: 0, fact_changed: 1, fact_removed: 1 } });
     const events = (await eventsAfter(seq)).filter((e) => e.field_path.startsWith('district.') && e.field_path.includes('.control.'));
     expect(events.map((e) => [e.kind, e.layer, e.field_path, e.previous, e.current, e.effective_date, e.adopted_on])).toEqual([
       ['amendment', 'district', 'district.R-1.control.dimensional.setback_front.min_value', 25, 20, '2026-05-01', '2026-04-14'],
