@@ -6,7 +6,7 @@
 //  3. a generated county of 1,000,000 parcels loaded through the pipeline: rows/s and peak
 //     memory of the loading process (goal < 500 MB).
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sharedDir } from '../activities/fetch.ts';
@@ -102,10 +102,8 @@ async function main() {
     console.log(`  ours      ${Math.round(cam.ours)} rows/s  (${cam.oursSeconds.toFixed(2)} s: read, COPY, bitemporal apply, in a fresh process)`);
     console.log(`  ogr2ogr   ${Math.round(cam.ogr)} rows/s  (${cam.ogrSeconds.toFixed(2)} s)   ratio ours/ogr2ogr ${(cam.ours / cam.ogr).toFixed(2)}  (goal >= 2)`);
     console.log(`  COPY      ${Math.round(cam.copy)} rows/s  (${cam.copySeconds.toFixed(2)} s)   ratio ours/COPY ${(cam.ours / cam.copy).toFixed(2)}  (goal >= 0.5)`);
-    if (existsSync(join(import.meta.dirname, '..', 'ingest', 'ordinance', 'index.ts'))) {
-      const s = await somerville(db.url);
-      console.log(`Somerville ordinance  parse + load ${s.seconds.toFixed(2)} s  (goal < 5 s)  ${s.state}${s.error ? `: ${s.error}` : ''}  ${JSON.stringify(s.counts)}`);
-    } else console.log('Somerville ordinance  not measured: the ordinance parser is not in this tree');
+    const s = await somerville(db.url);
+    console.log(`Somerville ordinance  parse + load ${s.seconds.toFixed(2)} s  (goal < 5 s)  ${s.state}${s.error ? `: ${s.error}` : ''}  ${JSON.stringify(s.counts)}`);
     const c = await county(db.url);
     console.log(`County of ${COUNTY} parcels  ${c.state}${c.error ? `: ${c.error}` : ''}  ${Math.round(c.rows / c.seconds)} rows/s (${c.seconds.toFixed(1)} s)  peak RSS ${c.maxRssMb} MB  (goal < 500 MB)`);
   } finally {

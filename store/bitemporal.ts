@@ -43,6 +43,8 @@ export interface FactDelta {
   changed: DeltaRow[];
   removed: DeltaRow[];
   unchanged: number;
+  /** how many of each; with `countOnly` the row lists stay empty and only these are filled */
+  counts: { added: number; changed: number; removed: number };
 }
 
 export interface ApplyOptions {
@@ -52,6 +54,8 @@ export interface ApplyOptions {
   removedOn?: string;
   /** per fact: the date a removed fact stops being in force, when it differs from removedOn */
   removedOnFor?: Map<string, string>;
+  /** return counts only, not the rows (a million-parcel load must not hold its delta in memory) */
+  countOnly?: boolean;
 }
 
 let serial = 0;
@@ -92,6 +96,9 @@ export async function applyStaged(client: Client, spec: FactSpec, stage: string,
   const cur = `cur_${t}_${++serial}`;
   const scopeParams = spec.scope.params;
   const now = opts.now.toISOString();
+  // the delta rows each statement returns, or just their number
+  const out = (select: string, from: string) => (opts.countOnly ? `SELECT count(*)::int AS n FROM ${from}` : `SELECT ${select} FROM ${from}`);
+  const rowsOf = (r: { rows: Array<Record<string, unknown>> }) => (opts.countOnly ? { rows: [] as DeltaRow[], n: Number(r.rows[0]?.n ?? 0) } : { rows: r.rows as unknown as DeltaRow[], n: r.rows.length });
 
   await client.query(`CREATE UNIQUE INDEX ON ${stage} (id)`);
   await client.query(
@@ -118,8 +125,7 @@ export async function applyStaged(client: Client, spec: FactSpec, stage: string,
        INSERT INTO ${t} (id, content_sha256, valid, known, ${colList})
        SELECT s.id, s.content_sha256, daterange(ch.vnew, s.valid_to), tstzrange($1::timestamptz, NULL), ${cols.map((c) => `s.${c}`).join(', ')}
          FROM ${stage} s JOIN ch USING (id) RETURNING id)
-     SELECT c.id, c.vnew::text AS valid_from, ${json('c')} AS previous, ${json('s')} AS current
-       FROM closed c JOIN ${stage} s USING (id)`,
+     ${out(`c.id, c.vnew::text AS valid_from, ${json('c')} AS previous, ${json('s')} AS current`, `closed c JOIN ${stage} s USING (id)`)}`,
     [now],
   );
 
@@ -136,11 +142,11 @@ export async function applyStaged(client: Client, spec: FactSpec, stage: string,
          FROM ${stage} s LEFT JOIN hist h ON h.id = s.id
         WHERE NOT EXISTS (SELECT 1 FROM ${cur} c WHERE c.id = s.id)
        RETURNING *)
-     SELECT id, lower(valid)::text AS valid_from, NULL::jsonb AS previous, ${json('ins')} AS current FROM ins`,
+     ${out(`id, lower(valid)::text AS valid_from, NULL::jsonb AS previous, ${json('ins')} AS current`, 'ins')}`,
     [now, ...scopeParams],
   );
 
-  let removed: DeltaRow[] = [];
+  let removed = { rows: [] as DeltaRow[], n: 0 };
   if (opts.removeMissing) {
     const on = opts.removedOn ?? now.slice(0, 10);
     const ends = `ends_${t}_${serial}`;
@@ -155,15 +161,15 @@ export async function applyStaged(client: Client, spec: FactSpec, stage: string,
          INSERT INTO ${t} (id, content_sha256, valid, known, ${colList})
          SELECT id, content_sha256, daterange(lower(valid), ends_on), tstzrange($1::timestamptz, NULL), ${colList}
            FROM gone WHERE lower(valid) < ends_on RETURNING id)
-       SELECT id, ends_on::text AS valid_from, ${json('gone')} AS previous, NULL::jsonb AS current FROM gone`,
+       ${out(`id, ends_on::text AS valid_from, ${json('gone')} AS previous, NULL::jsonb AS current`, 'gone')}`,
       [now, on],
     );
     await client.query(`DROP TABLE ${ends}`);
-    removed = r.rows;
+    removed = rowsOf(r);
   }
 
   const { rows: count } = await client.query(`SELECT count(*)::int AS n FROM ${stage}`);
-  const unchanged = count[0].n - changed.rows.length - added.rows.length;
+  const [ch, ad] = [rowsOf(changed), rowsOf(added)];
   await client.query(`DROP TABLE ${stage}; DROP TABLE ${cur}`);
-  return { added: added.rows, changed: changed.rows, removed, unchanged };
+  return { added: ad.rows, changed: ch.rows, removed: removed.rows, unchanged: count[0].n - ch.n - ad.n, counts: { added: ad.n, changed: ch.n, removed: removed.n } };
 }

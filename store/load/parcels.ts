@@ -75,11 +75,11 @@ export const loadParcels: Loader = async (ctx: LoadContext) => {
     [ctx.effectiveFrom, ctx.source.id, ctx.jurisdictionId, mapVersionId],
   );
   const parcels = merged.rowCount ?? 0;
-  const delta = await applyStaged(ctx.client, spec, stage, { now: ctx.now, removeMissing: true, removedOn: ctx.effectiveFrom });
+  const delta = await applyStaged(ctx.client, spec, stage, { now: ctx.now, removeMissing: true, removedOn: ctx.effectiveFrom, countOnly: true });
   await ctx.client.query('DROP TABLE raw_parcel');
   ctx.beat({ loaded: parcels });
   return {
-    counts: { features: read.feature_count, repaired: read.repaired_count, dropped: 0, without_geometry: read.empty.length, parcels, merged_polygons: n - parcels, placeholder_keys: placeholders, parcel_added: delta.added.length, parcel_changed: delta.changed.length, parcel_removed: delta.removed.length, parcel_unchanged: delta.unchanged },
+    counts: { features: read.feature_count, repaired: read.repaired_count, dropped: 0, without_geometry: read.empty.length, parcels, merged_polygons: n - parcels, placeholder_keys: placeholders, parcel_added: delta.counts.added, parcel_changed: delta.counts.changed, parcel_removed: delta.counts.removed, parcel_unchanged: delta.unchanged },
     events: [],
     issues: read.issues,
     coverage: [
@@ -90,7 +90,7 @@ export const loadParcels: Loader = async (ctx: LoadContext) => {
         tier: 'full',
         sourceId: ctx.source.id,
         retrievedAt: ctx.version.retrievedAt,
-        changedAt: delta.added.length + delta.changed.length + delta.removed.length > 0 ? ctx.now : null,
+        changedAt: delta.counts.added + delta.counts.changed + delta.counts.removed > 0 ? ctx.now : null,
         earliestRetained: ctx.effectiveFrom,
         detail: { map_version: mapVersionId, features: read.feature_count, parcels, merged_polygons: n - parcels, placeholder_keys: placeholders, repaired: read.repaired_count, without_geometry: read.empty },
       },

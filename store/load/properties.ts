@@ -56,7 +56,7 @@ export const loadProperties: Loader = async (ctx) => {
       scope: { where: 't.jurisdiction_id = $1 AND t.source_id = $2', params: [j, ctx.source.id] },
     },
     facts,
-    { now: ctx.now, removeMissing: true, removedOn: ctx.effectiveFrom },
+    { now: ctx.now, removeMissing: true, removedOn: ctx.effectiveFrom, countOnly: true },
   );
   ctx.beat({ loaded: facts.length });
 
@@ -85,9 +85,9 @@ export const loadProperties: Loader = async (ctx) => {
     unmatched: parsed.rows.length - matched,
     parcel_keys_unmatched: unmatchedKeys.size,
     addresses: points.size,
-    property_added: delta.added.length,
-    property_changed: delta.changed.length,
-    property_removed: delta.removed.length,
+    property_added: delta.counts.added,
+    property_changed: delta.counts.changed,
+    property_removed: delta.counts.removed,
   };
   return {
     counts,
@@ -101,7 +101,7 @@ export const loadProperties: Loader = async (ctx) => {
         tier: 'full',
         sourceId: ctx.source.id,
         retrievedAt: ctx.version.retrievedAt,
-        changedAt: delta.added.length + delta.changed.length + delta.removed.length > 0 ? ctx.now : null,
+        changedAt: delta.counts.added + delta.counts.changed + delta.counts.removed > 0 ? ctx.now : null,
         earliestRetained: ctx.effectiveFrom,
         detail: { ...counts, unmatched_parcel_keys_sample: [...unmatchedKeys].slice(0, 20), fiscal_year: parsed.rows[0]?.fiscal_year ?? null },
       },
