@@ -15,6 +15,9 @@ export interface ReadOptions {
   publishedCrs?: string | null;
   layer?: string;
   keyField?: string | null;
+  /** compute geometry_sha256 of the whole layer here (false: the caller derives it, e.g. in SQL,
+   * so a million-feature layer keeps no list of hashes in memory) */
+  layerHash?: boolean;
 }
 
 export interface Feature {
@@ -111,6 +114,9 @@ function openBytes(input: LayerInput, opts: ReadOptions): { ds: gdal.Dataset; re
   }
 }
 
+/** A layer's geometry hash: sha256 of its features' hashes, sorted, one per line (order-free). */
+export const layerSha256 = (hashes: string[]) => createHash('sha256').update(hashes.sort().join('\n')).digest('hex');
+
 /** Features one at a time (memory stays flat), then the summary. */
 export async function* readFeatures(bytes: LayerInput, opts: ReadOptions): AsyncGenerator<Feature, LayerSummary> {
   const summary: LayerSummary = { feature_count: 0, repaired_count: 0, empty: [], published_crs: null, geometry_sha256: '', fields: [], issues: [] };
@@ -171,12 +177,12 @@ export async function* readFeatures(bytes: LayerInput, opts: ReadOptions): Async
       if (repaired && wkb) summary.repaired_count++;
       if (!wkb) summary.empty.push({ index: i, reason });
       const sha = createHash('sha256').update(wkb ?? `empty:${i}`).digest('hex');
-      if (wkb) hashes.push(sha);
+      if (wkb && opts.layerHash !== false) hashes.push(sha);
       const keyValue = opts.keyField ? properties[opts.keyField] : null;
       yield { index: i, key: keyValue === null || keyValue === undefined ? null : String(keyValue), properties, wkb, geom_sha256: sha, repaired, empty: wkb ? null : reason };
       feature = layer.features.next();
     }
-    summary.geometry_sha256 = createHash('sha256').update(hashes.sort().join('\n')).digest('hex');
+    if (opts.layerHash !== false) summary.geometry_sha256 = layerSha256(hashes);
     if (summary.empty.length > 0) {
       summary.issues.push({ severity: 'warning', code: 'geometry_empty', detail: `${summary.empty.length} features have no polygon with area (kept, without geometry): ${summary.empty.slice(0, 5).map((e) => `#${e.index} ${e.reason}`).join('; ')}` });
     }

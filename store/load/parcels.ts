@@ -22,7 +22,7 @@ const SPEC = (ctx: LoadContext): FactSpec => ({
 export const loadParcels: Loader = async (ctx: LoadContext) => {
   const m = ctx.source.manifest;
   const keyField = m.fields?.key ?? 'key';
-  const features = readFeatures(ctx.blobPath ? { path: ctx.blobPath } : await ctx.bytes(), { format: m.format as 'geojson', publishedCrs: m.published_crs ?? null, keyField });
+  const features = readFeatures(ctx.blobPath ? { path: ctx.blobPath } : await ctx.bytes(), { format: m.format as 'geojson', publishedCrs: m.published_crs ?? null, keyField, layerHash: false });
   await ctx.client.query(
     `CREATE TEMP TABLE raw_parcel (id text, parcel_key text, attributes jsonb, geom geometry(MultiPolygon, 4326), geom_sha256 text, empty text) ON COMMIT DROP`,
   );
@@ -54,6 +54,11 @@ export const loadParcels: Loader = async (ctx: LoadContext) => {
   if (!read) throw new Error('the layer reader stopped early');
   const fatal = read.issues.filter((i) => i.severity === 'error');
   if (fatal.length > 0) throw ApplicationFailure.nonRetryable(fatal.map((i) => `${i.code}: ${i.detail}`).join('; '), 'BadInput');
+  // the layer's geometry hash as ingest/layers.ts defines it (layerSha256), computed in SQL
+  const layerHash = await ctx.client.query(
+    `SELECT encode(sha256(convert_to(COALESCE(string_agg(geom_sha256, E'\n' ORDER BY geom_sha256 COLLATE "C"), ''), 'UTF8')), 'hex') AS sha FROM raw_parcel WHERE geom IS NOT NULL`,
+  );
+  read.geometry_sha256 = layerHash.rows[0].sha;
   const mapVersionId = await recordMapVersion(ctx, 'parcel', read, 0);
 
   // one parcel per key: polygons merged, a hash of what was published under it
@@ -70,8 +75,7 @@ export const loadParcels: Loader = async (ctx: LoadContext) => {
             CASE WHEN bool_and(geom IS NULL) THEN NULL WHEN count(*) = 1 THEN (array_agg(geom))[1] ELSE ST_Multi(ST_CollectionExtract(ST_Collect(geom), 3)) END,
             CASE WHEN count(*) = 1 THEN min(geom_sha256) ELSE encode(sha256(convert_to(string_agg(geom_sha256, ',' ORDER BY geom_sha256), 'UTF8')), 'hex') END,
             sum(ST_Area(geom::geography, false))
-       FROM raw_parcel GROUP BY id
-     RETURNING (SELECT count(*) FROM raw_parcel) AS features`,
+       FROM raw_parcel GROUP BY id`,
     [ctx.effectiveFrom, ctx.source.id, ctx.jurisdictionId, mapVersionId],
   );
   const parcels = merged.rowCount ?? 0;

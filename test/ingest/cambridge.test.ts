@@ -1,6 +1,9 @@
 // Cambridge through the whole pipeline on real PostGIS: maps and parcels with nothing dropped,
 // the list/map mismatch reported, and a second run that changes nothing.
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sharedDir } from '../../activities/fetch.ts';
+import { readLayer } from '../../ingest/layers.ts';
 import type { JurisdictionOutcome, SourceOutcome } from '../../workflows/logic.ts';
 import { type PipelineHarness, pipelineHarness } from '../helpers/pipeline.ts';
 
@@ -37,6 +40,10 @@ describe('first run', () => {
     expect(rows).toEqual([{ parcel_key: '238-80', no_geom: true, status: 'no geometry' }]);
     const all = await h.pool.query(`SELECT count(*)::int AS n, count(*) FILTER (WHERE ST_IsValid(geom))::int AS valid FROM parcel`);
     expect(all.rows[0].valid).toBe(all.rows[0].n - 1);
+    // the loader derives the layer hash in SQL (nothing held per feature); it is the parser's hash
+    const layer = await readLayer({ path: resolve(sharedDir(), 'real/cambridge_ma/ASSESSING_ParcelsFY2014.topojson') }, { format: 'topojson', publishedCrs: 'EPSG:4326', keyField: 'ML' });
+    const mv = await h.pool.query(`SELECT geometry_sha256, feature_count FROM map_version WHERE layer = 'parcel'`);
+    expect(mv.rows).toEqual([{ geometry_sha256: layer.geometry_sha256, feature_count: 13_116 }]);
   });
 
   test('the district list and the map disagree, and coverage says how', async () => {
