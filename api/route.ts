@@ -66,8 +66,11 @@ export interface Route {
   idempotent?: boolean;
   /** supports dry_run=true */
   dryRun?: boolean;
-  /** field selection: fields returned by default and fields that can never be suppressed */
-  fields?: { default?: string[]; fixed?: string[] };
+  /**
+   * field selection (api/fields.ts): fields returned by default, fields that can never be
+   * suppressed, and (when declared) every name the answer can carry, checked before the handler runs
+   */
+  fields?: { default?: string[]; fixed?: string[]; known?: string[] };
   /** extra response media types for the OpenAPI document */
   produces?: string[];
   handler: (req: Req) => Promise<Answer>;
@@ -107,6 +110,12 @@ export interface Answer {
   answerId?: string;
   /** units consumed for per-item prices; keys make repeats free within the price's window */
   charge?: { units?: number; keys?: string[] };
+  /**
+   * What the answer keeps (a batch's rows): run by the metering step only once the charge is
+   * secured, so a 402 leaves nothing behind. A mutation charged after it answers writes nothing
+   * itself; its handler's pool refuses writes (api/metering/charge.ts).
+   */
+  persist?: () => Promise<void>;
 }
 
 export function defineRoutes(routes: Route[]): Route[] {

@@ -70,9 +70,9 @@ org
   .description('create an organization with a verified owner and an API key')
   .requiredOption('--name <name>', 'organization name')
   .option('--credits <n>', 'prepaid credits to grant', '0')
-  .option('--email <email>', 'owner email (default owner@<slug>.invalid)')
-  .option('--password <password>', 'owner password (default: random, not printed)')
-  .option('--json', 'print {organization_id, api_key} as JSON')
+  .option('--email <email>', 'owner email (default owner-<random>@<slug>.invalid, which receives no mail)')
+  .option('--password <password>', 'owner password (default: random, printed once as owner_password)')
+  .option('--json', 'print {organization_id, api_key, owner_email[, owner_password, note]} as JSON')
   .action(async (opts: { name: string; credits: string; email?: string; password?: string; json?: boolean }) => {
     const cfg = config();
     if (!/^\d+$/.test(opts.credits)) {
@@ -85,7 +85,8 @@ org
         process.stderr.write(`${err.message}\n`);
         process.exit(2);
       });
-      process.stdout.write(opts.json ? `${JSON.stringify(out)}\n` : `organization ${out.organization_id}\nowner ${out.owner_email}\napi key ${out.api_key}\n`);
+      const generated = 'owner_password' in out ? `owner password ${out.owner_password} (generated; shown only now)\n` : '';
+      process.stdout.write(opts.json ? `${JSON.stringify(out)}\n` : `organization ${out.organization_id}\nowner ${out.owner_email}\n${generated}api key ${out.api_key}\n`);
     } finally {
       await pool.end();
     }

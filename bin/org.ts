@@ -1,4 +1,6 @@
-// `landlex org create`: an organization with a verified owner, credit and one API key.
+// `landlex org create`: an organization with a verified owner, credit and one API key. Without
+// --password the owner's password is generated and returned once (`owner_password`): it is the
+// only way to sign in as the owner, since the default address (@<slug>.invalid) receives no mail.
 import { randomToken } from '../core/ids.ts';
 import { hashPassword, passwordProblem } from '../core/passwords.ts';
 import { SCOPES } from '../api/auth.ts';
@@ -21,6 +23,11 @@ export async function orgCreate(pool: Pool, o: { name: string; credits: number; 
       credits: o.credits,
     });
     const key = await mintKey(c, { organizationId, name: 'operator', scopes: SCOPES, createdBy: personId });
-    return { organization_id: organizationId, api_key: key.key, owner_email: email };
+    return {
+      organization_id: organizationId,
+      api_key: key.key,
+      owner_email: email,
+      ...(o.password === undefined ? { owner_password: password, note: 'owner_password was generated and is shown only now: sign in with POST /session {email: owner_email, password: owner_password, organization_id}' } : {}),
+    };
   });
 }

@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   body_malformed: { status: 400, title: 'Body malformed', description: 'The request body is not valid JSON.', contract: false },
   tile_coordinate_invalid: { status: 400, title: 'Tile coordinate invalid', description: 'z/x/y is not a tile of the Web Mercator grid.', contract: false },
   filter_unparsable: { status: 400, title: 'Filter does not parse', description: 'A CQL2 filter could not be parsed; detail gives the position.', contract: false },
+  ogc_parameter_invalid: { status: 400, title: 'Parameter invalid', description: 'OGC API Features (/map/ogc) only: a query parameter value is not accepted; field names it. OGC answers 400 where the rest of the API answers 422 parameter_invalid.', contract: false },
   extract_expired: { status: 410, title: 'Extract expired', description: 'The extract file was removed after its expires_at; create the extract again.', contract: false },
   body_too_large: { status: 413, title: 'Body too large', description: 'The request body exceeds the size limit.', contract: false },
   media_type_unsupported: { status: 415, title: 'Media type unsupported', description: 'Bodies must be sent as application/json.', contract: false },

@@ -61,6 +61,13 @@ function op(id: string, summary: string, params: Param[], response: Json, keyed:
   };
 }
 
+/** property=value filters (Part 1, /rec/core/fc-filters): one equality parameter per queryable property. */
+function propertyParams(c: Collection): Param[] {
+  return c.properties
+    .filter((p) => p.queryable)
+    .map((p) => ({ name: p.name, in: 'query', type: p.type === 'object' ? 'string' : p.type, description: `Only features whose ${p.name} equals this value: ${p.title}.` }));
+}
+
 function collectionPaths(c: Collection): Record<string, Json> {
   const strip = (ps: Param[]) => ps.filter((p) => p.name !== 'collectionId');
   const cap = c.id[0].toUpperCase() + c.id.slice(1);
@@ -71,7 +78,7 @@ function collectionPaths(c: Collection): Record<string, Json> {
       get: op(
         `items${cap}`,
         `${c.title}: a page of features (one credit)`,
-        strip(ITEMS_PARAMS),
+        [...strip(ITEMS_PARAMS), ...propertyParams(c)],
         ok('Features', GEOJSON_TYPE, { type: 'object', required: ['type', 'features'], properties: { type: { type: 'string', enum: ['FeatureCollection'] }, features: { type: 'array', items: ref(`${cap}Feature`) }, links: { type: 'array', items: ref('Link') }, timeStamp: { type: 'string', format: 'date-time' }, numberMatched: { type: 'integer', minimum: 0 }, numberReturned: { type: 'integer', minimum: 0 } } }),
         true,
       ),

@@ -6,7 +6,7 @@ import type { Param } from '../api/params.ts';
 import { CRS_URIS } from './crs.ts';
 import { MAX_FILTER_LENGTH } from './cql2-lex.ts';
 
-export const DEFAULT_LIMIT = 100;
+export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 10_000;
 /** numberMatched is given when the matches number at most this many (the count stops there) */
 export const NUMBER_MATCHED_CAP = 100_000;

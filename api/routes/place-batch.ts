@@ -86,24 +86,30 @@ export const placeBatchRoutes = defineRoutes([
     dryRun: true,
     body: BATCH_BODY,
     price: { credits: 1, per: 'item', repeatFreeHours: 24, note: 'One credit per location answered; free again for a day.', estimateUnits: (req) => req.body?.item?.length ?? 0 },
+    // Resolving is read-only; the batch is written by `persist`, once the charge is secured, so
+    // a 402 leaves no batch behind (api/metering/charge.ts).
     handler: async (req) => {
       const id = newId('batch');
+      const input = req.body.item as Array<Record<string, any>>;
+      const refs = input.map((item, i) => item.ref ?? String(i + 1));
+      if (new Set(refs).size !== refs.length) throw new ApiError('parameter_invalid', { field: 'item[].ref', detail: 'refs must be unique within a batch' });
       const items: Answered[] = [];
-      for (const [i, item] of (req.body.item as Array<Record<string, any>>).entries()) {
-        items.push({ ref: item.ref ?? String(i + 1), input: item, ...(await answerOne(req.services, item, req.body.include, placeAnswer)) });
+      for (const [i, item] of input.entries()) {
+        items.push({ ref: refs[i], input: item, ...(await answerOne(req.services, item, req.body.include, placeAnswer)) });
       }
-      const refs = new Set(items.map((i) => i.ref));
-      if (refs.size !== items.length) throw new ApiError('parameter_invalid', { field: 'item[].ref', detail: 'refs must be unique within a batch' });
-      await withTransaction(req.services.pool, async (c) => {
-        await c.query('INSERT INTO place_batch (id, organization_id, item_count) VALUES ($1, $2, $3)', [id, req.actor!.organizationId, items.length]);
-        await c.query(
-          `INSERT INTO place_batch_item (batch_id, ref, ordinal, input, resolution, answer)
-           SELECT $1, x.ref, x.ord, x.input, x.resolution, x.answer FROM jsonb_to_recordset($2::jsonb) AS x(ref text, ord int, input jsonb, resolution jsonb, answer jsonb)`,
-          [id, JSON.stringify(items.map((it, ord) => ({ ref: it.ref, ord, input: it.input, resolution: { status: it.status, resolution: it.resolution ?? null, jurisdiction: it.jurisdiction ?? null, error: it.error ?? null }, answer: it.answer ?? null })))],
-        );
-      });
+      const organizationId = req.actor!.organizationId;
+      const pool = req.services.pool;
+      const persist = () =>
+        withTransaction(pool, async (c) => {
+          await c.query('INSERT INTO place_batch (id, organization_id, item_count) VALUES ($1, $2, $3)', [id, organizationId, items.length]);
+          await c.query(
+            `INSERT INTO place_batch_item (batch_id, ref, ordinal, input, resolution, answer)
+             SELECT $1, x.ref, x.ord, x.input, x.resolution, x.answer FROM jsonb_to_recordset($2::jsonb) AS x(ref text, ord int, input jsonb, resolution jsonb, answer jsonb)`,
+            [id, JSON.stringify(items.map((it, ord) => ({ ref: it.ref, ord, input: it.input, resolution: { status: it.status, resolution: it.resolution ?? null, jurisdiction: it.jurisdiction ?? null, error: it.error ?? null }, answer: it.answer ?? null })))],
+          );
+        });
       const keys = items.flatMap((i) => (i.key ? [`place:${i.key}`] : []));
-      return { status: 201, item: { id, href: `/place/batch/${id}`, ...counts(items), item: items.map(({ key: _k, ...rest }) => rest) }, charge: { keys }, headers: { Location: `/place/batch/${id}` } };
+      return { status: 201, item: { id, href: `/place/batch/${id}`, ...counts(items), item: items.map(({ key: _k, ...rest }) => rest) }, charge: { keys }, headers: { Location: `/place/batch/${id}` }, persist };
     },
   },
   {

@@ -1,0 +1,292 @@
+// OGC API Features under /map/ogc (spec 4.11): landing page, conformance, the OpenAPI 3.0
+// description, collections, queryables, items and single features. Declared as routes like any
+// other, so they share credentials, rate limits, metering and error rendering; they differ in
+// that unknown query parameters are accepted (GIS clients send extras) and a refused parameter is
+// 400 ogc_parameter_invalid, as OGC API Features requires, instead of 422.
+import { createHash } from 'node:crypto';
+import { ApiError } from '../core/errors.ts';
+import { resolveKnownAsOf, type TimeSpec } from '../core/time.ts';
+import { checkCursor, openCursor, signCursor } from '../api/collection/cursor.ts';
+import { type Param, parseParams } from '../api/params.ts';
+import { type Answer, defineRoutes, type Req, type Route } from '../api/route.ts';
+import { COLLECTIONS, type Collection, collectionById, queryablesOf, queryablesSchema } from './collections.ts';
+import { CONFORMS_TO } from './conformance.ts';
+import { Params, compileCql2 } from './cql2-sql.ts';
+import { contentCrs, parseBboxIn, parseCrs } from './crs.ts';
+import { GEOJSON_TYPE, JSON_TYPE, type Link, OPENAPI_30_TYPE, SCHEMA_TYPE, collectionDoc, landingPage, ogcBase, origin, readExtents, selfUrl } from './documents.ts';
+import { type Selection, readFeature, readPage } from './items.ts';
+import { ogcOpenApi } from './openapi.ts';
+import { COLLECTION_ID, F_PARAM, ITEM_PARAMS, ITEMS_PARAMS, NUMBER_MATCHED_CAP, type ValidAt } from './params.ts';
+
+const TAG = 'OGC API Features';
+const FREE = { credits: 0, per: 'call', note: 'Free.' } as const;
+const PAGE_PRICE = { credits: 1, per: 'call', note: 'One credit per page of features or per feature.' } as const;
+
+/** Runs `f`; a refused parameter (422 parameter_invalid or vocabulary_value_unknown) becomes 400. */
+async function as400<T>(f: () => T | Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (err) {
+    throw toOgcError(err);
+  }
+}
+
+function toOgcError(err: unknown): unknown {
+  if (err instanceof ApiError && (err.code === 'parameter_invalid' || err.code === 'vocabulary_value_unknown')) {
+    return new ApiError('ogc_parameter_invalid', { field: err.field, detail: err.detail, headers: err.headers });
+  }
+  return err;
+}
+
+/** A query parameter whose refusal is 400: parsed as declared, inside a custom parser. */
+function ogcParam(p: Param): Param {
+  if (p.in === 'path') return p;
+  const inner: Param = { ...p, parse: undefined, required: false, default: undefined };
+  return {
+    ...p,
+    parse: (raw, name) => {
+      try {
+        return p.parse ? p.parse(raw, name) : parseParams([inner], { [name]: raw }, {}, { allowExtra: true })[name];
+      } catch (err) {
+        throw toOgcError(err);
+      }
+    },
+  };
+}
+
+const ogcParams = (ps: Param[]) => ps.map(ogcParam);
+
+type OgcRoute = Omit<Route, 'method' | 'tag' | 'form' | 'allowExtraQuery' | 'handler'> & { handler: (req: Req) => Promise<Answer> };
+
+function ogcRoute(r: OgcRoute): Route {
+  return {
+    method: 'GET',
+    tag: TAG,
+    form: 'raw',
+    allowExtraQuery: true,
+    ...r,
+    params: ogcParams(r.params ?? []),
+    handler: (req) => as400(() => r.handler(req)),
+  };
+}
+
+function collectionOf(req: Req): Collection {
+  const c = collectionById(req.params.collectionId);
+  if (!c) throw new ApiError('no_such_resource', { field: 'collectionId', detail: `No collection ${JSON.stringify(req.params.collectionId)}; collections: districts, overlays, parcels, jurisdictions.` });
+  return c;
+}
+
+const json = (body: unknown, contentType = JSON_TYPE, headers: Record<string, string> = {}): Answer => ({ body, contentType, headers });
+
+/** The knowledge instant a request reads at: known_as_of (an interval reads at its end), else now. */
+function knownInstant(spec: TimeSpec | undefined): string {
+  const k = resolveKnownAsOf(spec);
+  return k.kind === 'instant' ? k.instant : k.end;
+}
+
+const validAt = (req: Req): ValidAt => (req.params.datetime ? (req.params.datetime as { at: ValidAt }).at : { kind: 'now' });
+
+/** property=value queryables as CQL2 text (values quoted or checked as numbers), one per parameter. */
+function propertyConditions(req: Req, c: Collection): string[] {
+  const out: string[] = [];
+  const taken = new Set(ITEMS_PARAMS.map((p) => p.name));
+  for (const q of queryablesOf(c)) {
+    if (q.type === 'geometry' || taken.has(q.name)) continue;
+    const raw = req.ctx.query[q.name];
+    if (raw === undefined) continue;
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (values.length > 1) throw new ApiError('ogc_parameter_invalid', { field: q.name, detail: `${q.name} was given ${values.length} times; it takes one value` });
+    const v = values[0];
+    if (q.type === 'number' || q.type === 'integer') {
+      if (v.trim() === '' || !Number.isFinite(Number(v))) throw new ApiError('ogc_parameter_invalid', { field: q.name, detail: `${JSON.stringify(v)} is not a number` });
+      out.push(`"${q.name}" = ${Number(v)}`);
+    } else {
+      out.push(`"${q.name}" = '${v.replaceAll("'", "''")}'`);
+    }
+  }
+  return out;
+}
+
+/** What rows a request selects, without keyset or limit. */
+function selectionOf(req: Req, c: Collection, snapshot: string): Selection {
+  const crs = parseCrs(req.params.crs, 'crs');
+  const bboxCrs = parseCrs(req.params['bbox-crs'], 'bbox-crs');
+  const filterCrs = parseCrs(req.params['filter-crs'], 'filter-crs');
+  const selection: Selection = { collection: c, crs, at: validAt(req), snapshot };
+  if (req.params.bbox !== undefined) selection.bbox = { box: parseBboxIn(req.params.bbox, bboxCrs, 'bbox'), crs: bboxCrs };
+  const conditions = propertyConditions(req, c);
+  const filter: string | undefined = req.params.filter;
+  if (filter !== undefined) {
+    // compiled alone first, so a refusal gives the position in the text the client sent
+    compileCql2(filter, queryablesOf(c), new Params(), filterCrs);
+  }
+  const parts = [...(filter !== undefined ? [`(${filter})`] : []), ...conditions];
+  if (parts.length) selection.filter = { text: parts.join(' AND '), crs: filterCrs };
+  return selection;
+}
+
+/** The walk a cursor belongs to: collection, bbox, filters and times (not crs or limit). */
+function walkSignature(req: Req, s: Selection): string {
+  const parts = [s.collection.id, s.bbox ?? null, s.filter ?? null, req.params.datetime?.text ?? null, req.params.known_as_of?.text ?? null];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 22);
+}
+
+/** This request's URL with the cursor replaced (or removed), as an absolute link. */
+function withCursor(req: Req, cursor: string | null): string {
+  const q = new URLSearchParams(req.ctx.querystring);
+  q.delete('cursor');
+  if (cursor) q.set('cursor', cursor);
+  const s = q.toString();
+  return `${origin(req)}${req.ctx.path}${s ? `?${s}` : ''}`;
+}
+
+async function items(req: Req): Promise<Answer> {
+  const c = collectionOf(req);
+  const secret = req.services.secret;
+  const cursor = req.params.cursor ? openCursor(req.params.cursor, secret) : null;
+  const snapshot = cursor?.t ?? knownInstant(req.params.known_as_of);
+  const selection = selectionOf(req, c, snapshot);
+  const sig = walkSignature(req, selection);
+  const resource = `ogc:${c.id}`;
+  const order = c.keys.map((k) => k.sql).join(',');
+  if (cursor) {
+    checkCursor(cursor, { resource, sort: order, filter: sig });
+    if (cursor.k.length !== c.keys.length || cursor.k.some((k) => k === null)) throw new ApiError('ogc_parameter_invalid', { field: 'cursor', detail: 'This cursor does not fit this collection; restart without cursor.' });
+  }
+  const limit: number = req.params.limit;
+  const page = await readPage(req.services.pool, {
+    ...selection,
+    limit,
+    after: cursor ? (cursor.k as string[]) : undefined,
+    countCap: cursor ? undefined : NUMBER_MATCHED_CAP,
+  });
+  const links: Link[] = [
+    { href: selfUrl(req), rel: 'self', type: GEOJSON_TYPE, title: 'This page' },
+    { href: `${ogcBase(req)}/collections/${c.id}`, rel: 'collection', type: JSON_TYPE, title: c.title },
+  ];
+  if (page.nextKey) {
+    const next = signCursor({ v: 1, r: resource, s: order, f: sig, k: page.nextKey, id: page.nextKey[0], t: snapshot, i: Math.floor(Date.now() / 1000) }, secret);
+    links.push({ href: withCursor(req, next), rel: 'next', type: GEOJSON_TYPE, title: 'Next page' });
+  }
+  // on a first page that holds every match, the count is the page itself
+  const matched = page.matched ?? (!cursor && !page.nextKey ? page.features.length : null);
+  const tail = {
+    links,
+    timeStamp: new Date().toISOString(),
+    ...(matched !== null ? { numberMatched: matched } : {}),
+    numberReturned: page.features.length,
+  };
+  const body = `{"type":"FeatureCollection","features":[${page.features.join(',')}],${JSON.stringify(tail).slice(1)}`;
+  return json(body, GEOJSON_TYPE, { 'Content-Crs': contentCrs(selection.crs) });
+}
+
+async function item(req: Req): Promise<Answer> {
+  const c = collectionOf(req);
+  const selection: Selection = { collection: c, crs: parseCrs(req.params.crs, 'crs'), at: validAt(req), snapshot: knownInstant(req.params.known_as_of) };
+  const id: string = req.params.featureId;
+  const text = await readFeature(req.services.pool, selection, id);
+  if (!text) throw new ApiError('no_such_resource', { field: 'featureId', detail: `No feature of ${c.id} has the id ${id}.` });
+  const href = `${ogcBase(req)}/collections/${c.id}`;
+  const links: Link[] = [
+    { href: selfUrl(req), rel: 'self', type: GEOJSON_TYPE, title: 'This feature' },
+    { href, rel: 'collection', type: JSON_TYPE, title: c.title },
+  ];
+  return json(`${text.slice(0, -1)},"links":${JSON.stringify(links)}}`, GEOJSON_TYPE, { 'Content-Crs': contentCrs(selection.crs) });
+}
+
+const OGC_ROUTES: OgcRoute[] = [
+  {
+    id: 'ogcLandingPage',
+    path: '/map/ogc',
+    summary: 'OGC API Features landing page: links to the API definition, conformance and collections',
+    credential: 'public',
+    price: FREE,
+    params: [F_PARAM],
+    handler: async (req) => json(landingPage(req)),
+  },
+  {
+    id: 'ogcConformance',
+    path: '/map/ogc/conformance',
+    summary: 'OGC API Features conformance classes implemented (Part 1 Core, GeoJSON, OAS30; Part 2 CRS; Part 3 CQL2 text)',
+    credential: 'public',
+    price: FREE,
+    params: [F_PARAM],
+    handler: async () => json({ conformsTo: CONFORMS_TO }),
+  },
+  {
+    id: 'ogcApiDefinition',
+    path: '/map/ogc/api',
+    summary: 'The OGC API Features definition (OpenAPI 3.0)',
+    credential: 'public',
+    price: FREE,
+    produces: [OPENAPI_30_TYPE],
+    params: [F_PARAM],
+    handler: async (req) => json(ogcOpenApi(req), OPENAPI_30_TYPE),
+  },
+  {
+    id: 'ogcCollections',
+    path: '/map/ogc/collections',
+    summary: 'OGC feature collections: districts, overlays, parcels, jurisdictions, with extents and CRSs',
+    credential: 'key',
+    scope: 'maps:read',
+    price: FREE,
+    params: [F_PARAM],
+    handler: async (req) => {
+      const extents = await readExtents(req.services.pool);
+      const collections = COLLECTIONS.map((c) => collectionDoc(req, c, extents.get(c.id)));
+      return json({ links: [{ href: `${ogcBase(req)}/collections`, rel: 'self', type: JSON_TYPE, title: 'Feature collections' }], collections });
+    },
+  },
+  {
+    id: 'ogcCollection',
+    path: '/map/ogc/collections/{collectionId}',
+    summary: 'One OGC feature collection: extent, CRSs and links to its items and queryables',
+    credential: 'key',
+    scope: 'maps:read',
+    price: FREE,
+    params: [COLLECTION_ID, F_PARAM],
+    handler: async (req) => {
+      const c = collectionOf(req);
+      const extents = await readExtents(req.services.pool, c);
+      return json(collectionDoc(req, c, extents.get(c.id)));
+    },
+  },
+  {
+    id: 'ogcQueryables',
+    path: '/map/ogc/collections/{collectionId}/queryables',
+    summary: 'The queryables of a collection (JSON Schema) for CQL2 filters and property=value',
+    credential: 'key',
+    scope: 'maps:read',
+    price: FREE,
+    produces: [SCHEMA_TYPE],
+    params: [COLLECTION_ID, F_PARAM],
+    handler: async (req) => {
+      const c = collectionOf(req);
+      return json(queryablesSchema(c, `${ogcBase(req)}/collections/${c.id}/queryables`), SCHEMA_TYPE);
+    },
+  },
+  {
+    id: 'ogcItems',
+    path: '/map/ogc/collections/{collectionId}/items',
+    summary: 'A page of features (GeoJSON): bbox, datetime, CQL2 filter, property=value, keyset next link',
+    credential: 'key',
+    scope: 'maps:read',
+    price: PAGE_PRICE,
+    produces: [GEOJSON_TYPE],
+    params: ITEMS_PARAMS,
+    handler: items,
+  },
+  {
+    id: 'ogcItem',
+    path: '/map/ogc/collections/{collectionId}/items/{featureId}',
+    summary: 'One feature (GeoJSON) by its id',
+    credential: 'key',
+    scope: 'maps:read',
+    price: PAGE_PRICE,
+    produces: [GEOJSON_TYPE],
+    params: ITEM_PARAMS,
+    handler: item,
+  },
+];
+
+export const ogcRoutes = defineRoutes(OGC_ROUTES.map(ogcRoute));
