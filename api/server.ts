@@ -31,7 +31,10 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, startedAt: new Date() };
   const app = makeApp(services, opts.routes);
   const server = createServer(app.callback());
-  server.keepAliveTimeout = 5000;
+  // idle connections outlive the client's idea of them (clients and load balancers close first),
+  // so a request is never sent on a socket the server is closing
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
