@@ -4,9 +4,12 @@
 // A layer with no CRS and none published is refused, never guessed.
 import { createHash, randomBytes } from 'node:crypto';
 import gdal from 'gdal-async';
+import { multiPolygonWkb } from './wkb.ts';
 
 // Geographic CRSs read as lon/lat everywhere (EPSG:4326 is lat/lon by its authority).
 gdal.config.set('OSR_DEFAULT_AXIS_MAPPING_STRATEGY', 'TRADITIONAL_GIS_ORDER');
+// WKT at round-trip precision: ingest/wkb.ts turns it into the very bytes GDAL's toWKB gives
+gdal.config.set('OGR_WKT_PRECISION', '17');
 
 export type LayerFormat = 'geojson' | 'topojson' | 'shapefile_zip' | 'gpkg';
 
@@ -80,13 +83,6 @@ function toMultiPolygon(g: gdal.Geometry): gdal.MultiPolygon | null {
 export type LayerInput = Uint8Array | { path: string };
 
 /** A Polygon's WKB as a one-polygon MultiPolygon's (little-endian, ISO). */
-function wrapPolygon(polygon: Buffer): Buffer {
-  const head = Buffer.alloc(9);
-  head[0] = 1;
-  head.writeUInt32LE(MULTIPOLYGON, 1);
-  head.writeUInt32LE(1, 5);
-  return Buffer.concat([head, polygon]);
-}
 
 function openBytes(input: LayerInput, opts: ReadOptions): { ds: gdal.Dataset; release: () => void } {
   if (!(input instanceof Uint8Array)) {
@@ -166,11 +162,10 @@ export async function* readFeatures(bytes: LayerInput, opts: ReadOptions): Async
           repaired = true;
         }
         const flat = geom.wkbType & 0xff;
-        if (flat === POLYGON) wkb = wrapPolygon(geom.toWKB('LSB', 'ISO'));
-        else if (flat === MULTIPOLYGON) wkb = geom.toWKB('LSB', 'ISO');
+        if (flat === POLYGON || flat === MULTIPOLYGON) wkb = multiPolygonWkb(geom.toWKT());
         else {
           multi = toMultiPolygon(geom);
-          wkb = multi ? multi.toWKB('LSB', 'ISO') : null;
+          wkb = multi ? multiPolygonWkb(multi.toWKT()) : null;
         }
         reason = repaired ? 'no area left after repair' : 'not a polygon';
       }
