@@ -1,0 +1,289 @@
+// npm run bench:maps — maps on the real Cambridge data, in one run, on this machine:
+//  1. vector tiles: a sweep of z12–z16 district tiles (and z15–z16 parcel tiles) over Cambridge's
+//     extent, fetched from GET /map/{layer}/{z}/{x}/{y} by 16 concurrent clients, against the very
+//     tile statement of tiles/layers.ts run bare through pgbench (16 clients, a random tile of the
+//     same list per transaction). Prints tiles/s, p50 and p99, and the ratio (goal ≥ 0.85);
+//  2. OGC API Features: paging through /map/ogc/collections/parcels/items?limit=1000 by its next
+//     links (features/s);
+//  3. extracts: bench/extract.ts (a 1,000,000-parcel county to Parquet and JSONL), echoed.
+//   BENCH_SECONDS (default 20) sets each timed run; BENCH_SKIP_EXTRACT=1 leaves out step 3.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { orgCreate } from '../bin/org.ts';
+import { resolveTimes } from '../core/time.ts';
+import { createPool } from '../store/db.ts';
+import { ingestedDatabase } from '../test/helpers/pipeline.ts';
+import { TILE_LAYERS, type TileLayer, tileSql, tolerance } from '../tiles/layers.ts';
+
+const CLIENTS = 16;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const PER_ZOOM = 300; // at most this many tiles per zoom (an even sample of the extent's tiles)
+const work = mkdtempSync(join(tmpdir(), 'landlex-bench-maps-'));
+
+interface Tile {
+  z: number;
+  x: number;
+  y: number;
+}
+
+interface Result {
+  rate: number;
+  p50: number;
+  p99: number;
+  count: number;
+  errors: number;
+}
+
+const round1 = (v: number) => Math.round(v * 10) / 10;
+
+function percentiles(times: number[], seconds: number, errors: number): Result {
+  times.sort((a, b) => a - b);
+  const q = (p: number) => (times.length ? round1(times[Math.min(times.length - 1, Math.floor(times.length * p))]) : Number.NaN);
+  return { rate: Math.round(times.length / seconds), p50: q(0.5), p99: q(0.99), count: times.length, errors };
+}
+
+/** The tiles covering a lon/lat box at zoom z (XYZ scheme), sampled evenly down to `cap`. */
+function tilesOf(box: { w: number; s: number; e: number; n: number }, z: number, cap: number): Tile[] {
+  const n = 2 ** z;
+  const tx = (lon: number) => Math.min(n - 1, Math.floor(((lon + 180) / 360) * n));
+  const ty = (lat: number) => {
+    const r = (lat * Math.PI) / 180;
+    return Math.min(n - 1, Math.floor(((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n));
+  };
+  const all: Tile[] = [];
+  for (let x = tx(box.w); x <= tx(box.e); x++) for (let y = ty(box.n); y <= ty(box.s); y++) all.push({ z, x, y });
+  if (all.length <= cap) return all;
+  const step = all.length / cap;
+  return Array.from({ length: cap }, (_, i) => all[Math.floor(i * step)]);
+}
+
+/** CLIENTS concurrent clients, each fetching a random path of the list, for SECONDS. */
+function load(port: number, key: string, paths: string[], seconds = SECONDS): Promise<Result & { statuses: Record<number, number> }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+  const times: number[] = [];
+  const statuses: Record<number, number> = {};
+  let errors = 0;
+  const end = Date.now() + seconds * 1000;
+  const one = (path: string) =>
+    new Promise<void>((resolve) => {
+      const t = performance.now();
+      const req = http.request({ host: '127.0.0.1', port, path, agent, headers: { 'X-API-Key': key } }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          const s = res.statusCode ?? 0;
+          statuses[s] = (statuses[s] ?? 0) + 1;
+          if (s !== 200 && s !== 204) errors++;
+          times.push(performance.now() - t);
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end();
+    });
+  const client = async () => {
+    while (Date.now() < end) await one(paths[Math.floor(Math.random() * paths.length)]);
+  };
+  const started = performance.now();
+  return Promise.all(Array.from({ length: CLIENTS }, client)).then(() => {
+    agent.destroy();
+    return { ...percentiles(times, (performance.now() - started) / 1000, errors), statuses };
+  });
+}
+
+/** A pgbench script run by CLIENTS clients for SECONDS; tps and the latencies of its log. */
+function pgbench(url: string, name: string, script: string): Result {
+  const file = join(work, `${name}.sql`);
+  writeFileSync(file, script);
+  const prefix = `log-${name}`;
+  const u = new URL(url);
+  const r = spawnSync(
+    'pgbench',
+    ['-n', '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), '-f', file, '-l', `--log-prefix=${join(work, prefix)}`, '-h', u.hostname, '-p', u.port || '5432', '-U', u.username || 'postgres', u.pathname.slice(1)],
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+  );
+  const m = /tps = ([\d.]+)/.exec(r.stdout);
+  if (!m) throw new Error(`pgbench failed: ${r.stderr || r.stdout}`);
+  const failed = Number(/number of failed transactions: (\d+)/.exec(r.stdout)?.[1] ?? 0);
+  // per-transaction log lines: client transaction_no latency_us script_no epoch_s epoch_us
+  const times: number[] = [];
+  for (const f of readdirSync(work).filter((f) => f.startsWith(`${prefix}.`))) {
+    for (const line of readFileSync(join(work, f), 'utf8').split('\n')) {
+      const us = Number(line.split(' ')[2]);
+      if (line && Number.isFinite(us)) times.push(us / 1000);
+    }
+    rmSync(join(work, f));
+  }
+  const p = percentiles(times, SECONDS, failed);
+  return { ...p, rate: Math.round(Number(m[1])) };
+}
+
+/** The tile statement of tiles/layers.ts with its parameters written in (z/x/y/tolerance from the tile list). */
+function bareTileScript(layer: TileLayer, count: number, asOf: string, knownAsOf: string): string {
+  const values: Record<string, string> = { 1: ':z', 2: ':x', 3: ':y', 4: `'${asOf}'`, 5: `'${knownAsOf}'`, 6: ':tol' };
+  const sql = tileSql(layer)
+    .replace(/\$(\d)/g, (_m, n: string) => values[n])
+    .replace(/\s+/g, ' ')
+    .trim();
+  return `\\set i random(1, ${count})\nSELECT z, x, y, tol FROM bench_tile WHERE layer = '${layer.id}' AND n = :i \\gset\n${sql};\n`;
+}
+
+/** Pages through an OGC items URL by its next links: features, pages, seconds; or the status it answered. */
+async function ogcItems(port: number, key: string, first: string) {
+  const base = `http://127.0.0.1:${port}`;
+  const headers = { 'X-API-Key': key, Accept: 'application/geo+json' };
+  const probe = await fetch(`${base}${first}`, { headers }).catch((e: Error) => e);
+  if (probe instanceof Error) return { measured: false as const, why: probe.message };
+  const answer = await probe.text();
+  if (probe.status !== 200) return { measured: false as const, why: `${probe.status} (${answer.replace(/\s+/g, ' ').slice(0, 160)})` };
+  let features = 0;
+  let pages = 0;
+  let bytes = 0;
+  let next: string | null = `${base}${first}`;
+  const started = performance.now();
+  while (next) {
+    const res: Response = await fetch(next, { headers });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`OGC items page ${pages + 1} answered ${res.status}: ${text.slice(0, 300)}`);
+    bytes += Buffer.byteLength(text);
+    const body = JSON.parse(text) as { features: unknown[]; links?: Array<{ rel: string; href: string }> };
+    features += body.features.length;
+    pages++;
+    const href = body.links?.find((l) => l.rel === 'next')?.href;
+    // follow next on our own server, whatever origin the link was written with
+    next = href ? (/^https?:/.test(href) ? `${base}${new URL(href).pathname}${new URL(href).search}` : new URL(href, next).toString()) : null;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { measured: true as const, features, pages, seconds, mb: bytes / 1e6 };
+}
+
+async function waitFor(port: number) {
+  for (let i = 0; i < 150; i++) {
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the API did not come up');
+}
+
+async function maps(summary: string[]) {
+  const db = await ingestedDatabase('cambridge', ['cambridge-ma']);
+  const pool = createPool(db.url, { max: 2 });
+  let server: ReturnType<typeof spawn> | null = null;
+  try {
+    const { rows: ext } = await pool.query(
+      `SELECT ST_XMin(e) AS w, ST_YMin(e) AS s, ST_XMax(e) AS e, ST_YMax(e) AS n FROM (SELECT ST_Extent(geom)::geometry AS e FROM district_area WHERE kind = 'base') x`,
+    );
+    const box = ext[0];
+    if (box.w === null) throw new Error('no district areas were loaded for Cambridge');
+    const sweeps: Array<{ layer: TileLayer; zooms: number[]; tiles: Tile[] }> = [
+      { layer: TILE_LAYERS.district, zooms: [12, 13, 14, 15, 16], tiles: [] },
+      { layer: TILE_LAYERS.parcel, zooms: [15, 16], tiles: [] },
+    ];
+    for (const s of sweeps) s.tiles = s.zooms.flatMap((z) => tilesOf(box, z, PER_ZOOM));
+    await pool.query('CREATE TABLE bench_tile (layer text, n int, z int, x int, y int, tol float8, PRIMARY KEY (layer, n))');
+    for (const s of sweeps) {
+      await pool.query(
+        `INSERT INTO bench_tile SELECT $1, n, z, x, y, tol FROM unnest($2::int[], $3::int[], $4::int[], $5::float8[]) WITH ORDINALITY AS t(z, x, y, tol, n)`,
+        [s.layer.id, s.tiles.map((t) => t.z), s.tiles.map((t) => t.x), s.tiles.map((t) => t.y), s.tiles.map((t) => tolerance(t.z))],
+      );
+    }
+    await pool.query('ANALYZE bench_tile');
+
+    const { api_key: key } = await orgCreate(pool, { name: 'bench', credits: 10_000_000 });
+    const port = 19_000 + (process.pid % 1000);
+    server = spawn(process.execPath, ['--import', 'tsx', 'bin/cli.ts', 'serve', '--port', String(port)], {
+      env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'error', RATE_LIMIT_PER_SECOND: '1000000', DB_POOL_SIZE: String(CLIENTS) },
+      stdio: 'inherit',
+    });
+    await waitFor(port);
+
+    // the times the route uses when none are given: today in Cambridge, known as of now
+    const t = resolveTimes({}, 'America/New_York');
+    const asOf = t.asOf.kind === 'instant' ? t.asOf.date : t.asOf.to;
+    const knownAsOf = t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end;
+
+    console.log(`bench:maps  ${CLIENTS} clients, ${SECONDS} s each run, real Cambridge data (2 cores; each figure measured in this run)`);
+    console.log(`district extent ${[box.w, box.s, box.e, box.n].map((v: number) => v.toFixed(4)).join(',')}`);
+    for (const s of sweeps) {
+      const paths = s.tiles.map((tile) => `/map/${s.layer.id}/${tile.z}/${tile.x}/${tile.y}`);
+      const perZoom = s.zooms.map((z) => `z${z}:${s.tiles.filter((tile) => tile.z === z).length}`).join(' ');
+      // warm up: every tile once (also shows how many hold features)
+      const warm = await load(port, key, paths, Math.min(5, SECONDS));
+      const bare = pgbench(db.url, `tile-${s.layer.id}`, bareTileScript(s.layer, s.tiles.length, asOf, knownAsOf));
+      const ours = await load(port, key, paths);
+      const statuses = Object.entries(ours.statuses)
+        .map(([code, n]) => `${code}:${n}`)
+        .join(' ');
+      const lines = [
+        `${s.layer.id} tiles z${s.zooms[0]}-z${s.zooms.at(-1)}  ${s.tiles.length} tiles (${perZoom}); warm-up statuses ${Object.entries(warm.statuses).map(([c, n]) => `${c}:${n}`).join(' ')}`,
+        `  HTTP      ${String(ours.rate).padStart(6)} tiles/s  p50 ${ours.p50} ms  p99 ${ours.p99} ms  errors ${ours.errors}  (${statuses})`,
+        `  bare SQL  ${String(bare.rate).padStart(6)} tiles/s  p50 ${bare.p50} ms  p99 ${bare.p99} ms  failed ${bare.errors}  (pgbench, same statement and tiles)`,
+        `  ratio ours/bare ${(ours.rate / bare.rate).toFixed(2)}  (goal >= 0.85) ${ours.rate / bare.rate >= 0.85 ? 'met' : 'NOT met'}`,
+      ];
+      for (const l of lines) console.log(l);
+      summary.push(`${s.layer.id} tiles: ${ours.rate} tiles/s p50 ${ours.p50} ms p99 ${ours.p99} ms | bare ${bare.rate} tiles/s | ratio ${(ours.rate / bare.rate).toFixed(2)} (goal >= 0.85)`);
+    }
+
+    const items = await ogcItems(port, key, '/map/ogc/collections/parcels/items?limit=1000');
+    if (items.measured) {
+      const rate = Math.round(items.features / items.seconds);
+      console.log(`OGC parcels items limit=1000  ${items.features} features in ${items.pages} pages, ${items.seconds.toFixed(2)} s, ${rate} features/s (${items.mb.toFixed(1)} MB GeoJSON)`);
+      summary.push(`OGC items: ${items.features} features, ${items.seconds.toFixed(2)} s, ${rate} features/s`);
+    } else {
+      const line = `OGC items were not measured: /map/ogc/collections/parcels/items answered ${items.why}`;
+      console.log(line);
+      summary.push(line);
+    }
+  } finally {
+    if (server) {
+      const exited = new Promise((r) => server?.once('exit', r));
+      server.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    }
+    await pool.end();
+    await db.drop();
+  }
+}
+
+/** bench/extract.ts in a process of its own (after the API is down), its output echoed. */
+function extract(summary: string[]) {
+  console.log('extract (bench/extract.ts):');
+  const started = performance.now();
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'bench/extract.ts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+  const out = r.stdout.trim().split('\n');
+  for (const l of out) console.log(`  ${l}`);
+  if (r.status !== 0) {
+    summary.push(`extract: bench/extract.ts exited with ${r.status}`);
+    return;
+  }
+  for (const l of out) {
+    // phase rows seconds rows/s "MB out" "peak RSS MB" "vs baseline"
+    const m = /^(extract \w+|baseline COPY)\s+(\d+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+x)$/.exec(l.trim());
+    if (m) summary.push(`${m[1]}: ${m[2]} rows in ${m[3]} s, ${m[4]} rows/s, ${m[5]} MB, peak RSS ${m[6]} MB, ${m[7]} of COPY`);
+    else if (l.startsWith('peak RSS')) summary.push(l);
+  }
+  summary.push(`extract: whole run ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+async function main() {
+  const summary: string[] = [];
+  try {
+    await maps(summary);
+    if (process.env.BENCH_SKIP_EXTRACT !== '1') extract(summary);
+    console.log('\nsummary');
+    for (const l of summary) console.log(`  ${l}`);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
