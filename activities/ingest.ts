@@ -8,11 +8,11 @@ import type { Logger } from '../core/log.ts';
 import { checkManifest, fipsKey, type JurisdictionManifest, type SourceManifest } from '../ingest/manifest.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import { FsBlobStore } from '../store/blobs.ts';
-import { type Pool, withTransaction } from '../store/db.ts';
+import type { Pool } from '../store/db.ts';
 import { documentIdFor, markLoaded, recordVersion } from '../store/documents.ts';
-import { writeChangeEvents } from '../store/changes.ts';
+import { withKnowledgeLoad, writeChangeEvents } from '../store/changes.ts';
 import { noteCoverageProblem, upsertCoverage } from '../store/coverage.ts';
-import { syncManifest } from '../store/sources.ts';
+import { jurisdictionIdFor, syncManifest } from '../store/sources.ts';
 import { syncVocabulary } from '../store/vocabulary.ts';
 import { loaderFor, layerOf, docTypeOf, mediaTypeOf } from '../store/load/index.ts';
 import { type FetchResult, fetchSource } from './fetch.ts';
@@ -135,9 +135,12 @@ export function createIngestActivities(deps: IngestDeps) {
         chain.unshift(m);
         needed.push(...[m.manifest.jurisdiction.parent].filter((k): k is string => Boolean(k)));
       }
-      return withTransaction(deps.pool, async (c) => {
-        for (const m of chain) await syncManifest(c, { ...m.manifest, sources: [], authorities: [] }, m.text, now());
-        const synced = await syncManifest(c, manifest, text, now());
+      // authorities are knowledge-time facts: the sync is a knowledge load like any other
+      const at = now();
+      const ids = [...chain.map((m) => m.manifest), manifest].map((m) => jurisdictionIdFor(fipsKey(m.jurisdiction).key));
+      return withKnowledgeLoad(deps.pool, { label: `manifest ${slug}`, jurisdictionIds: ids, detectedAt: at, clock: now }, async (c) => {
+        for (const m of chain) await syncManifest(c, { ...m.manifest, sources: [], authorities: [] }, m.text, at);
+        const synced = await syncManifest(c, manifest, text, at);
         await syncVocabulary(c, manifest, manifest.jurisdiction.slug);
         return { jurisdictionId: synced.jurisdictionId, sources: synced.sources };
       });
@@ -183,12 +186,16 @@ export function createIngestActivities(deps: IngestDeps) {
       const v = rows[0];
       if (!v) throw ApplicationFailure.nonRetryable(`no version ${versionId}`, 'BadInput');
       if (v.loaded_at) return { sourceKey: s.key, versionId, counts: v.load_summary?.counts ?? {}, newEvents: 0, issues: [] };
+      // Everything the load writes is stamped detectedAt but visible only from its commit: the
+      // load is announced (and committed) first, so readers answer this jurisdiction as known
+      // just before detectedAt until it settles, and ever after for instants inside its window.
       const detectedAt = now();
       const stated = s.manifest.effective_from ?? null;
       const retrievedDate = new Date(v.retrieved_at).toISOString().slice(0, 10);
       try {
         const loader = loaderFor(s.kind);
-        const summary = await withTransaction(deps.pool, async (client) => {
+        const announced = { label: `${s.key} ${versionId}`, jurisdictionIds: [s.jurisdiction_id], detectedAt, clock: now };
+        const summary = await withKnowledgeLoad(deps.pool, announced, async (client) => {
           const result = await loader({
             client,
             jurisdictionId: s.jurisdiction_id,

@@ -1,10 +1,17 @@
 // Change events. seq comes from a sequence taken under a transaction-level advisory lock that
 // is held until commit, so events commit in seq order: a reader that has seen seq k has seen
 // every event below k. Call writeChangeEvents last in the load's transaction.
+//
+// Knowledge loads (sql/migrations/009): a load stamps its facts and events with the instant it
+// began but they become visible only at commit, so every load is announced (knowledge_load)
+// before its transaction starts and settled after; readers ask settledKnowledge for the instant
+// they may answer at, which keeps an answer at known_as_of = T the same on every repetition.
 import { stableId } from '../core/ids.ts';
-import type { Client } from './db.ts';
+import type { Client, Pool, Queryable } from './db.ts';
 
 export const SEQ_LOCK = 7_301_100;
+/** Advisory lock class held (with the knowledge_load id) by the session running that load. */
+export const LOAD_LOCK = 7_301_101;
 
 export interface ChangeEventDraft {
   jurisdictionId: string;
@@ -55,4 +62,95 @@ export async function writeChangeEvents(client: Client, events: ChangeEventDraft
   );
   await client.query(`SELECT pg_notify('landlex_change_event', '')`);
   return rowCount ?? 0;
+}
+
+export interface KnowledgeLoadInput {
+  /** what is loaded, for the record (source key and version) */
+  label: string;
+  /** the jurisdictions whose facts and events the load writes */
+  jurisdictionIds: string[];
+  /** the stamp the load writes (facts' known, events' detected_at) */
+  detectedAt: Date;
+  /** the clock read after commit or rollback: the end of the load's window */
+  clock: () => Date;
+}
+
+/**
+ * Run fn in one transaction as a knowledge load: announced (committed) before the transaction
+ * begins, settled after it commits or rolls back. While announced and until settled, readers
+ * answer those jurisdictions as known just before detectedAt.
+ */
+export async function withKnowledgeLoad<T>(pool: Pool, o: KnowledgeLoadInput, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    let id: number;
+    try {
+      // the session lock is taken before the row is visible, so a visible unsettled row without
+      // its lock is one whose process died
+      await client.query('BEGIN');
+      id = (await client.query('INSERT INTO knowledge_load (label, jurisdiction_ids, detected_at) VALUES ($1, $2, $3) RETURNING id', [o.label, o.jurisdictionIds, o.detectedAt])).rows[0].id;
+      await client.query('SELECT pg_advisory_lock($1, $2)', [LOAD_LOCK, id]);
+      await client.query('COMMIT');
+    } catch (err) {
+      broken = err as Error; // a session lock may outlive the rollback: the connection is dropped
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    }
+    let outcome: 'committed' | 'rolled_back' = 'rolled_back';
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      outcome = 'committed';
+      return result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      try {
+        const end = o.clock();
+        if (end.getTime() > o.detectedAt.getTime()) await client.query('UPDATE knowledge_load SET settled_at = $2, outcome = $3 WHERE id = $1', [id, end, outcome]);
+        else await client.query('DELETE FROM knowledge_load WHERE id = $1', [id]); // an empty window
+        await client.query('SELECT pg_advisory_unlock($1, $2)', [LOAD_LOCK, id]);
+      } catch (err) {
+        broken = err as Error; // left unsettled: readers settle it once the lock is gone
+      }
+    }
+  } finally {
+    client.release(broken);
+  }
+}
+
+const ISO_US = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
+
+/** Rows announced and never settled whose session is gone: settled now, as abandoned. */
+const SETTLE_ABANDONED = `UPDATE knowledge_load l SET settled_at = greatest(clock_timestamp(), l.detected_at + interval '1 microsecond'), outcome = 'abandoned'
+  WHERE l.settled_at IS NULL AND NOT EXISTS (
+    SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.classid = ${LOAD_LOCK} AND k.objid = l.id::oid AND k.objsubid = 2 AND k.granted
+       AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database()))`;
+
+/**
+ * The instant each jurisdiction's knowledge can be answered at for a knowledge instant `at`:
+ * only the jurisdictions for which it differs (a load's window holds `at`), with the instant
+ * just before the earliest such load began. Everything else is answered at `at` itself.
+ */
+export async function settledKnowledge(db: Queryable, at: string, jurisdictionIds: string[]): Promise<Map<string, string>> {
+  const read = () =>
+    db.query(
+      `SELECT x.j, to_char(knowledge_settled(x.j, $1::timestamptz) AT TIME ZONE 'UTC', ${ISO_US}) AS t, x.abandoned
+         FROM (SELECT j, bool_or(l.settled_at IS NULL AND NOT EXISTS (
+                        SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.classid = ${LOAD_LOCK} AND k.objid = l.id::oid AND k.objsubid = 2 AND k.granted
+                           AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database()))) AS abandoned
+                 FROM knowledge_load l, unnest(l.jurisdiction_ids) j
+                WHERE tstzrange(l.detected_at, l.settled_at, '[)') @> $1::timestamptz AND j = ANY($2::text[])
+                GROUP BY j) x`,
+      [at, jurisdictionIds],
+    );
+  let { rows } = await read();
+  if (rows.some((r) => r.abandoned)) {
+    await db.query(SETTLE_ABANDONED);
+    ({ rows } = await read());
+  }
+  return new Map(rows.map((r) => [r.j as string, r.t as string]));
 }

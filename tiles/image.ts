@@ -7,7 +7,7 @@ import { invalid, notFound } from '../core/errors.ts';
 import { requireId } from '../core/ids.ts';
 import type { Queryable } from '../store/db.ts';
 import { parseBbox } from '../api/routes/parcels.ts';
-import type { TileLayer } from './layers.ts';
+import { mapVersionInForce, mapVersionsKnownAt, type TileLayer } from './layers.ts';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -49,13 +49,25 @@ async function extent(db: Queryable, r: ImageRequest) {
   return { ...rows[0], label: `bbox ${r.bbox}` };
 }
 
-export async function renderExhibit(db: Queryable, r: ImageRequest): Promise<{ png: Buffer; stamp: Record<string, unknown> }> {
+/** What the exhibit's footer states (and the response headers repeat). */
+export interface ExhibitStamp {
+  layer: string;
+  extent: string;
+  map_version: string[];
+  effective_from: string[];
+  retrieved_at: Array<string | null>;
+  as_of: string;
+  known_as_of: string;
+  features: number;
+}
+
+export async function renderExhibit(db: Queryable, r: ImageRequest): Promise<{ png: Buffer; stamp: ExhibitStamp }> {
   const box = await extent(db, r);
   const scale = Math.min(r.width / (box.e - box.w), (r.height - 70) / (box.n - box.s));
   const table = r.layer.id === 'parcel' ? 'parcel' : 'district_area';
   const kind = r.layer.id === 'district' ? 'base' : r.layer.id;
   const { rows } = await db.query(
-    `SELECT ${table === 'parcel' ? 'parcel_key' : 'code_raw'} AS code, map_version_id AS map_version,
+    `SELECT ${table === 'parcel' ? 'parcel_key' : 'code_raw'} AS code, map_version_id AS map_version, jurisdiction_id,
             ST_AsSVG(ST_Affine(ST_Transform(geom, 3857), $1::float8, 0, 0, $1::float8, -$2::float8 * $1::float8, -$3::float8 * $1::float8), 0, 1) AS d,
             ST_X(p) AS lx, ST_Y(p) AS ly
        FROM (SELECT *, ST_Affine(ST_Transform(ST_PointOnSurface(geom), 3857), $1::float8, 0, 0, -$1::float8, -$2::float8 * $1::float8, $3::float8 * $1::float8) AS p
@@ -64,9 +76,18 @@ export async function renderExhibit(db: Queryable, r: ImageRequest): Promise<{ p
                 AND ST_Transform(geom, 3857) && ST_MakeEnvelope($2, $4, $5, $3, 3857)) x`,
     [scale, box.w, box.n, box.s, box.e, r.asOf, r.knownAsOf, kind],
   );
-  const versions = [...new Set(rows.map((x) => x.map_version))].sort();
+  // The stamp names the map versions in force (GET /map at as_of, known_as_of) in the
+  // jurisdictions drawn: a feature a later map left unchanged keeps the id of the map that first
+  // drew it, so the features' own ids would name a superseded map. Should map_version name none
+  // there, the features' own map versions are named instead.
+  const jurisdictions = [...new Set(rows.map((x) => x.jurisdiction_id as string))];
+  const { rows: inForce } = await db.query(
+    `SELECT m.id FROM ${mapVersionsKnownAt('$4')} WHERE m.jurisdiction_id = ANY($1) AND m.layer = $2 AND ${mapVersionInForce('$4', '$3', '$3')}`,
+    [jurisdictions, r.layer.versionLayer, r.asOf, r.knownAsOf],
+  );
+  const versions = inForce.length ? inForce.map((m) => m.id as string) : [...new Set(rows.map((x) => x.map_version as string))];
   const { rows: mv } = await db.query(
-    `SELECT m.id, m.effective_from, v.retrieved_at FROM map_version m LEFT JOIN document_version v ON v.id = m.version_id WHERE m.id = ANY($1)`,
+    `SELECT m.id, m.effective_from::text AS effective_from, v.retrieved_at FROM map_version m LEFT JOIN document_version v ON v.id = m.version_id WHERE m.id = ANY($1) ORDER BY m.id`,
     [versions],
   );
   const parcelOutline = r.parcel
@@ -77,7 +98,7 @@ export async function renderExhibit(db: Queryable, r: ImageRequest): Promise<{ p
         )
       ).rows[0]?.d
     : null;
-  const stamp = {
+  const stamp: ExhibitStamp = {
     layer: r.layer.id,
     extent: box.label,
     map_version: mv.map((m) => m.id),

@@ -100,3 +100,26 @@ SELECT ST_AsMVT(mvt, '${layer.id}', 4096, 'geom') AS tile, count(*)::int AS feat
 export function tolerance(z: number): number {
   return z >= 16 ? 0 : 40_075_016.686 / 2 ** z / 4096 / 2;
 }
+
+/**
+ * Map versions with their effective period as known at a knowledge instant: `m` (map_version)
+ * and `m_through`, the date the next version of the same document known then takes over (null:
+ * still in force). The stored map_version.effective_through is overwritten in place when a later
+ * map arrives, so read as of an earlier known_as_of it would end a map before anyone knew it
+ * ended; this derives the end from the versions known at `known` instead. `known` is SQL for a
+ * timestamptz (a bound parameter).
+ */
+export function mapVersionsKnownAt(known: string): string {
+  return `map_version m LEFT JOIN LATERAL (
+      SELECT CASE WHEN m.document_id IS NULL THEN m.effective_through ELSE min(n.effective_from) END AS m_through
+        FROM map_version n
+       WHERE n.document_id = m.document_id AND n.jurisdiction_id = m.jurisdiction_id AND n.layer = m.layer AND n.id <> m.id
+         AND n.known @> ${known}::timestamptz
+         AND (n.effective_from > m.effective_from OR (n.effective_from = m.effective_from AND lower(n.known) > lower(m.known)))
+    ) nx ON true`;
+}
+
+/** SQL condition: the map version `m` (from mapVersionsKnownAt) is known at `known` and in force on some day of from..to. */
+export function mapVersionInForce(known: string, from: string, to: string): string {
+  return `m.known @> ${known}::timestamptz AND m.effective_from <= ${to}::date AND (nx.m_through IS NULL OR nx.m_through > ${from}::date)`;
+}

@@ -6,8 +6,9 @@ import { ApiError, invalid } from '../core/errors.ts';
 import { resolveTimes, type TimeValue } from '../core/time.ts';
 import type { Queryable } from '../store/db.ts';
 import { timeParams } from '../api/collection/index.ts';
+import { parseBbox } from '../api/routes/parcels.ts';
 import { defineRoutes, type Req } from '../api/route.ts';
-import { TILE_LAYERS, type TileLayer, tileSql, tolerance } from './layers.ts';
+import { mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileSql, tolerance } from './layers.ts';
 
 const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
 const MAP_LAYERS = ['district', 'overlay', 'future_land_use', 'parcel'] as const;
@@ -36,18 +37,62 @@ function tileCoords(req: Req) {
   return { z, x, y };
 }
 
-/** What the ETag stands for: the layer's map versions in force at as_of, as known then. */
+/** The map versions of a layer in force at as_of, as known then (ids, sorted, comma-joined). */
 async function versionsKey(db: Queryable, layer: TileLayer, asOf: string, knownAsOf: string): Promise<string> {
   if (!layer.versionLayer) {
     const { rows } = await db.query(`SELECT COALESCE(max(updated_at), 'epoch')::text AS k FROM coverage WHERE updated_at <= $1::timestamptz`, [knownAsOf]);
     return rows[0].k;
   }
   const { rows } = await db.query(
-    `SELECT COALESCE(string_agg(id, ',' ORDER BY id), '') AS k FROM map_version
-      WHERE layer = $1 AND known @> $3::timestamptz AND effective_from <= $2::date AND (effective_through IS NULL OR effective_through > $2::date)`,
+    `SELECT COALESCE(string_agg(m.id, ',' ORDER BY m.id), '') AS k FROM ${mapVersionsKnownAt('$3')}
+      WHERE m.layer = $1 AND ${mapVersionInForce('$3', '$2', '$2')}`,
     [layer.versionLayer, asOf, knownAsOf],
   );
   return rows[0].k;
+}
+
+/**
+ * What a tile's ETag stands for, in one statement: the layer's map versions in force at as_of as
+ * known then in the jurisdictions whose rows touch the tile, and the last change of knowledge (a row of the layer learnt or retracted) at or
+ * before known_as_of among the rows that touch the tile. With as_of, the second fixes what the
+ * tile holds: two known_as_of instants with the same last change see the same rows, so a tile
+ * asked as known before a map (or before anything was held) never shares an ETag with one that
+ * holds other rows (docs/decisions.md, Maps).
+ */
+async function tileKey(db: Queryable, layer: TileLayer, z: number, x: number, y: number, asOf: string, knownAsOf: string): Promise<string> {
+  if (!layer.versionLayer) return versionsKey(db, layer, asOf, knownAsOf);
+  const table = layer.id === 'parcel' ? 'parcel' : 'district_area';
+  const kind = layer.id === 'parcel' ? '' : `AND kind = '${layer.id === 'district' ? 'base' : layer.id}'`;
+  const { rows } = await db.query(
+    `WITH touching AS (
+       SELECT jurisdiction_id, known FROM ${table}
+        WHERE geom && ST_Transform(ST_TileEnvelope($1, $2, $3), 4326) AND lower(known) <= $6::timestamptz ${kind})
+     SELECT (SELECT COALESCE(string_agg(m.id, ',' ORDER BY m.id), '') FROM ${mapVersionsKnownAt('$6')}
+              WHERE m.layer = $4 AND m.jurisdiction_id IN (SELECT jurisdiction_id FROM touching) AND ${mapVersionInForce('$6', '$5', '$5')})
+            || '|' ||
+            (SELECT COALESCE(max(GREATEST(lower(known), CASE WHEN upper(known) <= $6::timestamptz THEN upper(known) END)), 'epoch')::text FROM touching) AS k`,
+    [z, x, y, layer.versionLayer, asOf, knownAsOf],
+  );
+  return rows[0].k;
+}
+
+/** The layer's data in force (lon/lat extent), within bbox when one is given. */
+async function layerBounds(db: Queryable, layer: TileLayer, asOf: string, knownAsOf: string, bbox: number[] | null): Promise<number[] | null> {
+  const within = bbox ? 'AND g && ST_MakeEnvelope($3::float8, $4::float8, $5::float8, $6::float8, 4326)' : '';
+  const from =
+    layer.id === 'coverage'
+      ? `(SELECT boundary AS g FROM jurisdiction WHERE boundary IS NOT NULL AND $1::date IS NOT NULL AND $2::timestamptz IS NOT NULL) f`
+      : layer.id === 'parcel'
+        ? `(SELECT geom AS g FROM parcel WHERE geom IS NOT NULL AND valid @> $1::date AND known @> $2::timestamptz) f`
+        : `(SELECT geom AS g FROM district_area WHERE kind = '${layer.id === 'district' ? 'base' : layer.id}' AND valid @> $1::date AND known @> $2::timestamptz) f`;
+  const { rows } = await db.query(
+    `SELECT ST_XMin(e) AS w, ST_YMin(e) AS s, ST_XMax(e) AS e, ST_YMax(e) AS n FROM (SELECT ST_Extent(g)::geometry AS e FROM ${from} WHERE true ${within}) x`,
+    [asOf, knownAsOf, ...(bbox ?? [])],
+  );
+  const b = rows[0];
+  if (b.w === null) return null;
+  const box = [b.w, b.s, b.e, b.n].map(Number);
+  return bbox ? [Math.max(box[0], bbox[0]), Math.max(box[1], bbox[1]), Math.min(box[2], bbox[2]), Math.min(box[3], bbox[3])] : box;
 }
 
 export const tileRoutes = defineRoutes([
@@ -71,10 +116,9 @@ export const tileRoutes = defineRoutes([
       const t = pointInTime(req);
       const interval = t.requested.asOf.kind === 'interval' ? t.requested.asOf : null;
       const { rows } = await req.services.pool.query(
-        `SELECT m.*, j.slug FROM map_version m JOIN jurisdiction j ON j.id = m.jurisdiction_id
+        `SELECT m.*, nx.m_through::text AS through, j.slug FROM ${mapVersionsKnownAt('$3')} JOIN jurisdiction j ON j.id = m.jurisdiction_id
           WHERE ($1::text[] IS NULL OR j.id = ANY($1) OR j.slug = ANY($1) OR j.fips_key = ANY($1))
-            AND ($2::text[] IS NULL OR m.layer = ANY($2)) AND m.known @> $3::timestamptz
-            AND m.effective_from <= $5::date AND (m.effective_through IS NULL OR m.effective_through > $4::date)
+            AND ($2::text[] IS NULL OR m.layer = ANY($2)) AND ${mapVersionInForce('$3', '$4', '$5')}
           ORDER BY j.slug, m.layer, m.effective_from`,
         [req.params.jurisdiction ?? null, req.params.layer ?? null, t.knownAsOf, interval?.from ?? t.asOf, interval?.to ?? t.asOf],
       );
@@ -84,7 +128,7 @@ export const tileRoutes = defineRoutes([
         layer: m.layer,
         version: m.version_id,
         effective_from: m.effective_from,
-        effective_through: m.effective_through,
+        effective_through: m.through,
         effective_basis: m.effective_basis,
         adopted_on: m.adopted_on,
         feature_count: m.feature_count,
@@ -108,16 +152,19 @@ export const tileRoutes = defineRoutes([
     scope: 'maps:read',
     form: 'raw',
     price: { credits: 0, per: 'call', note: 'Free.' },
-    params: [{ name: 'layer', in: 'path', type: 'string', required: true }, { name: 'bbox', in: 'query', type: 'string' }, ...timeParams()],
+    params: [
+      { name: 'layer', in: 'path', type: 'string', required: true },
+      { name: 'bbox', in: 'query', type: 'string', description: 'west,south,east,north (WGS 84): bounds are the data in force within it.' },
+      ...timeParams(),
+    ],
     handler: async (req) => {
       const layer = layerOf(req.params.layer);
+      const bbox = req.params.bbox ? parseBbox(req.params.bbox) : null;
       const t = pointInTime(req);
       const db = req.services.pool;
-      const table = layer.id === 'parcel' ? 'parcel' : layer.id === 'coverage' ? 'jurisdiction' : 'district_area';
-      const geomCol = table === 'jurisdiction' ? 'boundary' : 'geom';
-      const { rows } = await db.query(`SELECT ST_XMin(e) AS w, ST_YMin(e) AS s, ST_XMax(e) AS e, ST_YMax(e) AS n FROM (SELECT ST_Extent(${geomCol})::geometry AS e FROM ${table}) x`);
-      const b = rows[0];
-      const bounds = b.w === null ? [-180, -85.0511, 180, 85.0511] : [b.w, b.s, b.e, b.n];
+      const world = [-180, -85.0511, 180, 85.0511];
+      const bounds = (await layerBounds(db, layer, t.asOf, t.knownAsOf, bbox)) ?? bbox ?? world;
+      const key = await versionsKey(db, layer, t.asOf, t.knownAsOf);
       const qs = new URLSearchParams();
       if (req.params.as_of) qs.set('as_of', req.params.as_of.text);
       if (req.params.known_as_of) qs.set('known_as_of', req.params.known_as_of.text);
@@ -126,7 +173,7 @@ export const tileRoutes = defineRoutes([
         tilejson: '3.0.0',
         name: `Landlex ${layer.id}`,
         description: layer.description,
-        version: (await versionsKey(db, layer, t.asOf, t.knownAsOf)) ? createHash('sha256').update(await versionsKey(db, layer, t.asOf, t.knownAsOf)).digest('hex').slice(0, 12) : 'none',
+        version: key ? createHash('sha256').update(key).digest('hex').slice(0, 12) : 'none',
         attribution: 'Public records; see /document for sources',
         scheme: 'xyz',
         tiles: [`${base}/map/${layer.id}/{z}/{x}/{y}${qs.size ? `?${qs}` : ''}`],
@@ -163,7 +210,7 @@ export const tileRoutes = defineRoutes([
       const t = pointInTime(req);
       if (t.requested.asOf.kind === 'interval') throw invalid('as_of', 'a tile shows one date; give a date, not an interval');
       const db = req.services.pool;
-      const etag = `"${createHash('sha256').update([layer.id, z, x, y, t.asOf, await versionsKey(db, layer, t.asOf, t.knownAsOf)].join('|')).digest('base64url').slice(0, 27)}"`;
+      const etag = `"${createHash('sha256').update([layer.id, z, x, y, t.asOf, await tileKey(db, layer, z, x, y, t.asOf, t.knownAsOf)].join('|')).digest('base64url').slice(0, 27)}"`;
       const cache = { ETag: etag, 'Cache-Control': req.params.as_of || req.params.known_as_of ? 'private, max-age=86400' : 'private, max-age=300', Vary: 'X-API-Key, Authorization' };
       if (req.ctx.get('if-none-match') === etag) return { status: 304, body: null, headers: cache };
       if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
@@ -200,7 +247,14 @@ export const imageRoutes = defineRoutes([
       const t = pointInTime(req);
       const { renderExhibit } = await import('./image.ts');
       const { png, stamp } = await renderExhibit(req.services.pool, { layer, bbox: req.params.bbox, parcel: req.params.parcel, width: req.params.width, height: req.params.height, asOf: t.asOf, knownAsOf: t.knownAsOf });
-      return { body: png, contentType: 'image/png', headers: { 'X-Map-Version': (stamp.map_version as string[]).join(','), 'X-As-Of': t.asOf } };
+      const headers = {
+        'X-Map-Version': stamp.map_version.join(','),
+        'X-Map-Effective-From': stamp.effective_from.join(','),
+        'X-Source-Retrieved-At': stamp.retrieved_at.map((x) => x ?? '').join(','),
+        'X-As-Of': t.asOf,
+        'X-Known-As-Of': t.knownAsOf,
+      };
+      return { body: png, contentType: 'image/png', headers };
     },
   },
 ]);

@@ -3,6 +3,8 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../core/errors.ts';
 import { type TimeInstant, type TimeValue, resolveTimes, timeBlock } from '../../core/time.ts';
+import { settledKnowledge } from '../../store/changes.ts';
+import type { Queryable } from '../../store/db.ts';
 import { type Frame, loadFrame } from '../../store/place/frame.ts';
 import { type LocationInput, type Resolved, resolveLocation, type Times } from '../../store/place/resolve.ts';
 import { issueToken, readToken } from '../location/token.ts';
@@ -18,6 +20,39 @@ export interface PlaceContext {
   knownAsOf: TimeValue;
   jurisdiction: JurisdictionRef | null;
   token: { token: string; expiresAt: string } | null;
+  /** set when a load of the jurisdiction held the knowledge instant asked: answered just before it */
+  settled: SettledKnown | null;
+}
+
+export interface SettledKnown {
+  requested: string;
+  instant: string;
+  jurisdictions: string[];
+}
+
+/**
+ * Knowledge time as it can be answered for these jurisdictions (store/changes.ts): when a load
+ * of one of them was in flight at the instant asked (or its window, kept once settled, holds
+ * it), the instant just before that load began; the same on every repetition.
+ */
+export async function settleKnown(db: Queryable, k: TimeValue, jurisdictionIds: string[]): Promise<{ knownAsOf: TimeValue; settled: SettledKnown | null }> {
+  const at = k.kind === 'instant' ? k.instant : k.end;
+  const clamps = await settledKnowledge(db, at, jurisdictionIds);
+  if (clamps.size === 0) return { knownAsOf: k, settled: null };
+  const instant = [...clamps.values()].sort()[0];
+  const knownAsOf: TimeValue = k.kind === 'instant' ? { ...k, instant, date: instant.slice(0, 10) } : { ...k, end: instant };
+  return { knownAsOf, settled: { requested: at, instant, jurisdictions: [...clamps.keys()].sort() } };
+}
+
+/** The notice an answer carries when its knowledge instant was settled back before a load. */
+export function settledNotice(s: SettledKnown) {
+  return {
+    code: 'known_as_of_settled',
+    severity: 'info',
+    detail: `A load of this jurisdiction's sources began before ${s.requested} and was not committed by then; the answer is as known at ${s.instant}, just before that load began, and repeating the question gives the same answer.`,
+    count: s.jurisdictions.length,
+    subject: s.jurisdictions,
+  };
 }
 
 export interface JurisdictionRef {
@@ -58,16 +93,24 @@ export async function placeContextFor(services: Services, p: Record<string, any>
   };
   // The jurisdiction's timezone fixes a default as_of; resolve first in New England's, then again.
   let t = resolveTimes(p, 'America/New_York');
-  const resolved = await resolveLocation(db, input, pointTimes(t.asOf, t.knownAsOf));
+  let resolved = await resolveLocation(db, input, pointTimes(t.asOf, t.knownAsOf));
   let jurisdiction: JurisdictionRef | null = null;
   let frame: Frame | null = null;
+  let settled: SettledKnown | null = null;
   if (resolved.jurisdiction) {
     frame = await loadFrame(db, resolved.jurisdiction, subjects, pointTimes(t.asOf, t.knownAsOf));
     jurisdiction = { ...frame.jurisdiction, href: `/jurisdiction/${frame.jurisdiction.id}` };
-    if (jurisdiction.timezone !== 'America/New_York') {
-      t = resolveTimes(p, jurisdiction.timezone);
-      frame = await loadFrame(db, resolved.jurisdiction, subjects, pointTimes(t.asOf, t.knownAsOf));
+    const zoned = jurisdiction.timezone !== 'America/New_York';
+    if (zoned) t = resolveTimes(p, jurisdiction.timezone);
+    const s = await settleKnown(db, t.knownAsOf, [resolved.jurisdiction]);
+    if (s.settled) {
+      // a load of the jurisdiction was in flight at the instant asked: answer as known before it
+      settled = s.settled;
+      t = { ...t, knownAsOf: s.knownAsOf };
+      const again = await resolveLocation(db, input, pointTimes(t.asOf, t.knownAsOf));
+      if (again.jurisdiction === resolved.jurisdiction) resolved = again;
     }
+    if (zoned || settled) frame = await loadFrame(db, resolved.jurisdiction!, subjects, pointTimes(t.asOf, t.knownAsOf));
   }
   if (p.strict && resolved.state !== 'resolved') {
     throw new ApiError(resolved.state === 'ambiguous' ? 'location_ambiguous' : 'location_insufficient_precision', {
@@ -79,7 +122,7 @@ export async function placeContextFor(services: Services, p: Record<string, any>
     resolved.geojson && resolved.state === 'resolved'
       ? issueToken(services.secret, { geojson: resolved.geojson, parcels: resolved.parcels.map((x) => x.id), jurisdiction: resolved.jurisdiction, grain: resolved.grain, input: resolved.input })
       : null;
-  return { frame, resolved, times: pointTimes(t.asOf, t.knownAsOf), asOf: t.asOf, knownAsOf: t.knownAsOf, jurisdiction, token };
+  return { frame, resolved, times: pointTimes(t.asOf, t.knownAsOf), asOf: t.asOf, knownAsOf: t.knownAsOf, jurisdiction, token, settled };
 }
 
 export function resolutionBlock(c: PlaceContext) {
@@ -132,6 +175,30 @@ export function earliestRetained(coverage: Awaited<ReturnType<typeof coverageBlo
     if (e) out[layer] = e;
   }
   return out;
+}
+
+/**
+ * Uses named by vocabulary slug or use_ id, as slugs; a value the uses vocabulary does not hold
+ * is 422 vocabulary_value_unknown naming the parameter (never the code's unlisted-use rule).
+ */
+export async function knownUses(db: Queryable, uses: string[] | undefined, field: (i: number) => string = () => 'use'): Promise<string[] | undefined> {
+  if (!uses?.length) return uses;
+  const { rows } = await db.query('SELECT slug, id FROM use_term WHERE slug = ANY($1::text[]) OR id = ANY($1::text[])', [uses]);
+  const slugOf = new Map<string, string>();
+  for (const r of rows) {
+    slugOf.set(r.slug, r.slug);
+    slugOf.set(r.id, r.slug);
+  }
+  const i = uses.findIndex((u) => !slugOf.has(u));
+  if (i >= 0) {
+    const unknown = uses.filter((u) => !slugOf.has(u));
+    const near = await db.query('SELECT slug FROM use_term ORDER BY similarity(slug, $1) DESC, slug LIMIT 3', [uses[i]]);
+    throw new ApiError('vocabulary_value_unknown', {
+      field: field(i),
+      detail: `${unknown.map((u) => JSON.stringify(u)).join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not in the uses vocabulary (dotted slugs or use_ ids; nearest: ${near.rows.map((r) => r.slug).join(', ') || 'none held'}). A use the vocabulary does not hold is refused, not answered by the code's rule for unlisted uses.`,
+    });
+  }
+  return [...new Set(uses.map((u) => slugOf.get(u)!))];
 }
 
 /** Which place an answer is about, for repeat-free charges: its parcels, else its shape. */

@@ -9,7 +9,8 @@ import type { Times } from '../../store/place/resolve.ts';
 
 export interface RuleQuery {
   jurisdictionId: string;
-  geojson: string;
+  /** the location; null when it is too coarse to place in a district (a jurisdiction-level answer) */
+  geojson: string | null;
   uses?: string[];
   controlTypes?: string[];
   include: Set<string>;
@@ -79,7 +80,7 @@ function composedView(c: Composed, view: (s: Stated) => Record<string, unknown>)
 }
 
 export async function ruleAt(db: Queryable, q: RuleQuery, t: Times) {
-  const shares = await districtShares(db, q.jurisdictionId, q.geojson, t);
+  const shares = q.geojson ? await districtShares(db, q.jurisdictionId, q.geojson, t) : [];
   const facts = await districtFacts(db, shares.map((s) => s.district_id), t);
   const districts = new Map(shares.map((s) => [s.district_id, { code: facts.get(s.district_id)?.code_normalized ?? s.code, kind: s.kind, rank: (facts.get(s.district_id) as Row | undefined)?.precedence_rank ?? null }]));
   const overlays = shares.filter((s) => s.kind === 'overlay');
@@ -107,8 +108,9 @@ export async function ruleAt(db: Queryable, q: RuleQuery, t: Times) {
     };
   });
   return {
-    share,
-    overlay: overlays.map((o) => ({ district: { id: o.district_id, code: districts.get(o.district_id)!.code, local_label: facts.get(o.district_id)?.local_label ?? null, citation: cite(cites, facts.get(o.district_id)?.citation_id ?? null) }, share: o.share })),
+    // no district assignment for a location too coarse to place in one: null, not an empty list
+    share: q.geojson ? share : null,
+    overlay: q.geojson ? overlays.map((o) => ({ district: { id: o.district_id, code: districts.get(o.district_id)!.code, local_label: facts.get(o.district_id)?.local_label ?? null, citation: cite(cites, facts.get(o.district_id)?.citation_id ?? null) }, share: o.share })) : null,
     unlisted_uses: unlisted ? { result: unlisted.result, process: unlisted.process, citation: cite(cites, unlisted.citation_id), effective_from: unlisted.effective_from } : null,
     ...(q.include.has('moratorium') ? { moratorium: moratoria.map((m) => ({ ...m, citation: cite(cites, m.citation_id) })) } : {}),
   };

@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { invalid, notFound } from '../../core/errors.ts';
 import { requireId } from '../../core/ids.ts';
 import { resolveKnownAsOf } from '../../core/time.ts';
+import { settledKnowledge } from '../../store/changes.ts';
 import type { Queryable } from '../../store/db.ts';
 import { collectionParams, type ResourceDef, runCollection, timeParams } from '../collection/index.ts';
 import { type Req, defineRoutes } from '../route.ts';
@@ -153,7 +154,9 @@ export const changeRoutes = defineRoutes([
         where: [
           (c) => `e.seq > ${c.bind(p.since, 'bigint')}`,
           (c) => `e.jurisdiction_id = ANY(${c.bind(scope.ids, 'text[]')})`,
-          (c) => `e.detected_at <= ${c.snapshot}`,
+          // an event of a jurisdiction whose load was in flight at the instant (or whose settled
+          // window holds it) is known only from after the window: the same on every repetition
+          (c) => `e.detected_at <= ${c.snapshot} AND e.detected_at <= knowledge_settled(e.jurisdiction_id, ${c.snapshot})`,
           ...(p.until !== undefined ? [(c: { bind: (v: unknown, t?: string) => string }) => `e.seq <= ${c.bind(p.until, 'bigint')}`] : []),
           ...(p.layer ? [(c: { bind: (v: unknown, t?: string) => string }) => `e.layer = ANY(${c.bind(p.layer, 'text[]')})`] : []),
           ...(p.kind ? [(c: { bind: (v: unknown, t?: string) => string }) => `e.kind = ANY(${c.bind(p.kind, 'text[]')})`] : []),
@@ -161,7 +164,18 @@ export const changeRoutes = defineRoutes([
         map: eventItem,
       });
       const through = page.items.length ? page.items[page.items.length - 1].seq : p.since;
-      return { item: page.items, page: page.page, meta: { answer_through: through }, extra: { as_of: { known_as_of: knownAt, known_as_of_basis: known.basis } } };
+      const pinned = page.snapshot ?? knownAt;
+      const settled = await settledKnowledge(req.services.pool, pinned, scope.ids);
+      const notice = settled.size
+        ? [{
+            code: 'known_as_of_settled',
+            severity: 'info',
+            detail: `Loads of ${settled.size} jurisdiction${settled.size > 1 ? 's' : ''} in scope began before ${pinned} and were not committed by then; their events are given as known just before each load began (${[...settled].map(([j, t]) => `${j}: ${t}`).join(', ')}), and repeating the question gives the same events.`,
+            count: settled.size,
+            subject: [...settled.keys()].sort(),
+          }]
+        : undefined;
+      return { item: page.items, page: page.page, meta: { answer_through: through }, extra: { as_of: { known_as_of: knownAt, known_as_of_basis: known.basis }, ...(notice ? { notice } : {}) } };
     },
   },
   {

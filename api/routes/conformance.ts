@@ -4,6 +4,7 @@ import { ApiError, invalid } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import { timeParams } from '../collection/index.ts';
 import { LOCATION_PARAMS, parsePoint } from '../location/params.ts';
+import { knownUses } from '../place/common.ts';
 import { assess, type Proposal } from '../place/conformance.ts';
 import { defineRoutes } from '../route.ts';
 import type { Services } from '../services.ts';
@@ -24,10 +25,12 @@ function parseProposed(raw: string[]): Record<string, { value: number; unit: str
   return out;
 }
 
-async function conformance(services: Services, params: Record<string, any>, proposal: Proposal) {
-  if (proposal.uses.length === 0 && Object.keys(proposal.dimensions).length === 0) throw invalid('use', 'propose a use or a dimension to check');
+async function conformance(services: Services, params: Record<string, any>, asked: Proposal, useField: (i: number) => string) {
+  if (asked.uses.length === 0 && Object.keys(asked.dimensions).length === 0) throw invalid('use', 'propose a use or a dimension to check');
+  // a use the vocabulary does not hold is refused here, never judged by the unlisted-use rule
+  const proposal = { ...asked, uses: (await knownUses(services.pool, asked.uses, useField)) ?? [] };
   const { context: _c, ...rule } = await ruleAnswer(services, { ...params, include: ['moratorium'], use: undefined });
-  if (!rule.item) throw new ApiError('location_insufficient_precision', { field: 'location', detail: 'the location is too coarse or ambiguous to say which rules bind it' });
+  if (!rule.item || !rule.item.share) throw new ApiError('location_insufficient_precision', { field: 'location', detail: 'the location is too coarse or ambiguous to say which rules bind it' });
   const report = 'segment' in rule.item ? null : assess(rule.item, proposal);
   if (!report) throw invalid('as_of', 'a proposal is judged at one date; give a date, not an interval');
   return {
@@ -60,7 +63,7 @@ export const conformanceRoutes = defineRoutes([
       { name: 'proposed', in: 'query', type: 'string', prefix: true, parse: parseProposed, description: 'proposed[<control_type>]=<number><unit>, e.g. proposed[dimensional.setback_front]=15ft.' },
     ],
     handler: async (req) => {
-      const a = await conformance(req.services, req.params, { uses: req.params.use ?? [], buildingType: req.params.building_type ?? null, dimensions: req.params.proposed ?? {} });
+      const a = await conformance(req.services, req.params, { uses: req.params.use ?? [], buildingType: req.params.building_type ?? null, dimensions: req.params.proposed ?? {} }, () => 'use');
       return { ...a, answerId: newId('answer') };
     },
   },
@@ -100,7 +103,7 @@ export const conformanceRoutes = defineRoutes([
         geometry: l.geometry === undefined ? undefined : typeof l.geometry === 'string' ? l.geometry : JSON.stringify(l.geometry),
         as_of: b.as_of ? parseTimeText(b.as_of, 'as_of') : undefined,
       };
-      const a = await conformance(req.services, params, { uses: b.use ?? [], buildingType: b.building_type ?? null, dimensions: b.dimension ?? {} });
+      const a = await conformance(req.services, params, { uses: b.use ?? [], buildingType: b.building_type ?? null, dimensions: b.dimension ?? {} }, (i) => `use[${i}]`);
       return { ...a, answerId: newId('answer') };
     },
   },

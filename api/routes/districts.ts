@@ -10,6 +10,7 @@ import { collectionParams, type ResourceDef, runCollection, type SqlContext, tim
 import { FIELD_PARAM } from '../fields.ts';
 import { defineRoutes, type Req } from '../route.ts';
 import { jurisdictionByRef } from './jurisdiction.ts';
+import { knownUses, settledNotice, settleKnown } from '../place/common.ts';
 import { segmentsOver } from '../place/segments.ts';
 
 const RANK = (alias: string) => `CASE (SELECT kind FROM source WHERE id = ${alias}.source_id) WHEN 'code_text' THEN 0 WHEN 'district_list' THEN 1 ELSE 2 END`;
@@ -116,12 +117,15 @@ export const districtRoutes = defineRoutes([
     handler: async (req) => {
       const db = req.services.pool;
       const j = await jurisdictionByRef(db, req.params.jurisdiction, 'jurisdiction');
-      const times = resolveTimes(req.params, j.timezone);
-      if (times.asOf.kind === 'interval') throw invalid('as_of', 'the list answers at one date; ask one district for its history over an interval');
+      const resolved = resolveTimes(req.params, j.timezone);
+      if (resolved.asOf.kind === 'interval') throw invalid('as_of', 'the list answers at one date; ask one district for its history over an interval');
+      // a load of the jurisdiction in flight at the instant asked: answer as known before it
+      const settled = await settleKnown(db, resolved.knownAsOf, [j.id]);
+      const times = { ...resolved, knownAsOf: settled.knownAsOf };
       const ts = timeSql(times.asOf, j.timezone);
       const p = req.params;
       const r = await runCollection(db, districts, p, req.services.secret, {
-        snapshot: times.knownAsOf.basis === 'requested' && times.knownAsOf.kind === 'instant' ? times.knownAsOf.instant : null,
+        snapshot: (times.knownAsOf.basis === 'requested' || settled.settled) && times.knownAsOf.kind === 'instant' ? times.knownAsOf.instant : null,
         where: [
           (c) => `d.jurisdiction_id = ${c.bind(j.id)}`,
           (c) => `d.valid @> ${ts.valid(c)} AND d.known @> ${ts.known(c)}`,
@@ -131,9 +135,9 @@ export const districtRoutes = defineRoutes([
         ],
         map: (row) => districtItem(row, j.id),
       });
-      const t = { asOf: times.asOf.date, knownAsOf: times.knownAsOf.kind === 'instant' ? times.knownAsOf.instant : times.knownAsOf.end };
+      const t = { asOf: resolved.asOf.date, knownAsOf: times.knownAsOf.kind === 'instant' ? times.knownAsOf.instant : times.knownAsOf.end };
       await embed(db, r.items, p.include ?? [], t);
-      return { item: r.items, page: r.page, extra: { as_of: timeBlock({ ...times, timezone: j.timezone }) } };
+      return { item: r.items, page: r.page, extra: { as_of: timeBlock({ ...times, timezone: j.timezone }), ...(settled.settled ? { notice: [settledNotice(settled.settled)] } : {}) } };
     },
   },
   {
@@ -156,8 +160,12 @@ export const districtRoutes = defineRoutes([
     ],
     handler: async (req) => {
       const db = req.services.pool;
+      const uses = await knownUses(db, req.params.use);
       const j = await jurisdictionByRef(db, req.params.jurisdiction, 'jurisdiction');
-      const times = resolveTimes(req.params, j.timezone);
+      const resolved = resolveTimes(req.params, j.timezone);
+      const settled = await settleKnown(db, resolved.knownAsOf, [j.id]);
+      const times = { ...resolved, knownAsOf: settled.knownAsOf };
+      const notice = settled.settled ? { notice: [settledNotice(settled.settled)] } : {};
       const known = times.knownAsOf.kind === 'instant' ? times.knownAsOf.instant : times.knownAsOf.end;
       const ref: string = req.params.district;
       const include: string[] = req.params.include ?? [];
@@ -165,19 +173,19 @@ export const districtRoutes = defineRoutes([
         const row = await oneDistrict(db, j.id, ref, { asOf: date, knownAsOf: known });
         if (!row) return null;
         const item = districtItem(row, j.id);
-        await embed(db, [item], include, { asOf: date, knownAsOf: known }, req.params.use);
+        await embed(db, [item], include, { asOf: date, knownAsOf: known }, uses);
         return item;
       };
       if (times.asOf.kind === 'instant') {
         const item = await at(times.asOf.date);
         if (!item) throw notFound('district', `${ref} in force on ${times.asOf.date}`);
-        return { item, extra: { as_of: timeBlock({ ...times, timezone: j.timezone }) } };
+        return { item, extra: { as_of: timeBlock({ ...times, timezone: j.timezone }), ...notice } };
       }
       const segments = await segmentsOver(db, j.id, times.asOf.from, times.asOf.to, known, at);
       if (segments.every((s) => s.value === null)) throw notFound('district', `${ref} between ${times.asOf.from} and ${times.asOf.to}`);
       return {
         item: { segment: segments.map((s) => ({ from: s.from, to: s.to, district: s.value })) },
-        extra: { as_of: timeBlock({ ...times, timezone: j.timezone, segmentCount: segments.length }) },
+        extra: { as_of: timeBlock({ ...times, timezone: j.timezone, segmentCount: segments.length }), ...notice },
       };
     },
   },

@@ -7,7 +7,7 @@ import { authorities } from '../../store/place/law.ts';
 import { timeParams } from '../collection/index.ts';
 import { FIELD_PARAM } from '../fields.ts';
 import { LOCATION_PARAMS } from '../location/params.ts';
-import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, type PlaceContext, placeContextFor, resolutionBlock, placeKey } from '../place/common.ts';
+import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, knownUses, type PlaceContext, placeContextFor, placeKey, resolutionBlock, settledNotice } from '../place/common.ts';
 import type { Services } from '../services.ts';
 import { ruleAt } from '../place/rule.ts';
 import { segmentsOver } from '../place/segments.ts';
@@ -15,15 +15,52 @@ import { defineRoutes } from '../route.ts';
 import { answerThrough, authorityItems } from './place.ts';
 
 const INCLUDES = ['definition', 'moratorium', 'standalone_ordinance', 'special_district', 'context_layer', 'future_land_use', 'private_restriction', 'nonconformity', 'aggregate', 'provenance'] as const;
-const NOT_HELD_INCLUDES = ['definition', 'special_district', 'context_layer', 'future_land_use', 'private_restriction', 'nonconformity'];
+/** Every include but moratorium names something the answer does not consult yet, and says why. */
+const NOT_CONSULTED_INCLUDES: Record<string, string> = {
+  definition: 'definitions are not read from the code text into facts yet',
+  standalone_ordinance: 'standalone ordinances (solar, wind, battery storage, noise) are held as ordinance records only; their rules are not read into facts yet',
+  special_district: 'special districts are not held for any jurisdiction yet',
+  context_layer: 'context layers (flood zones, wetlands, service areas, utility territories) are not held for any jurisdiction yet',
+  future_land_use: 'future land use maps are not held for any jurisdiction yet',
+  private_restriction: 'private restrictions (covenants, easements) are not read from recorded instruments yet',
+  nonconformity: 'nonconformity is not assessed: it needs the existing structures, which are not held',
+  aggregate: 'aggregates are not computed yet',
+  provenance: 'provenance is not embedded yet; each fact carries its citation, and GET /citation/{id} gives its document, version, retrieval time and hashes',
+};
 const LAW_LAYERS = ['zoning_text', 'district_map', 'overlay', 'ordinance'];
+/** Layers whose facts are stated per district: a location too coarse to place in one reaches none of them. */
+const DISTRICT_LAYERS = ['zoning_text', 'district_map', 'overlay'];
 
-async function checkUses(db: Queryable, uses: string[] | undefined) {
-  if (!uses?.length) return;
-  const { rows } = await db.query('SELECT slug FROM use_term WHERE slug = ANY($1) OR id = ANY($1)', [uses]);
-  const known = new Set(rows.map((r) => r.slug));
-  const unknown = uses.filter((u) => !known.has(u) && !rows.some((r) => `use_${r.slug}` === u));
-  if (unknown.length) throw new ApiError('vocabulary_value_unknown', { field: 'use', detail: `${unknown.join(', ')} ${unknown.length > 1 ? 'are' : 'is'} not in the uses vocabulary (GET /vocabulary/use lists it).` });
+/**
+ * The control types the contract names (spec 4.2), with the types Landlex reads codes into:
+ * an interior side setback is a side setback the code does not qualify as on a street.
+ */
+const CONTRACT_CONTROL_TYPES: Record<string, string[]> = {
+  'dimensional.setback_front': ['dimensional.setback_front'],
+  'dimensional.setback_side_interior': ['dimensional.setback_side'],
+  'dimensional.setback_side_street': ['dimensional.setback_street_side'],
+  'dimensional.setback_rear': ['dimensional.setback_rear'],
+};
+
+/**
+ * control_type values as the store's types. A value is known when the contract names it or a
+ * code held states it (any jurisdiction, any time); anything else is 422 vocabulary_value_unknown.
+ */
+async function knownControlTypes(db: Queryable, types: string[] | undefined): Promise<string[] | undefined> {
+  if (!types?.length) return types;
+  for (const t of types) {
+    if (!/^[a-z_]+(\.[a-z0-9_]+)+$/.test(t)) throw new ApiError('vocabulary_value_unknown', { field: 'control_type', detail: `${JSON.stringify(t)} is not a control type (dotted, e.g. dimensional.setback_front)` });
+  }
+  const asked = types.filter((t) => !(t in CONTRACT_CONTROL_TYPES));
+  const { rows } = await db.query('SELECT t FROM unnest($1::text[]) AS t WHERE NOT EXISTS (SELECT 1 FROM control c WHERE c.control_type = t)', [asked]);
+  if (rows.length) {
+    const unknown = rows.map((r) => JSON.stringify(r.t)).join(', ');
+    throw new ApiError('vocabulary_value_unknown', {
+      field: 'control_type',
+      detail: `${unknown} ${rows.length > 1 ? 'are' : 'is'} not a known control type: neither one the contract names (${Object.keys(CONTRACT_CONTROL_TYPES).join(', ')}) nor one that any code held states.`,
+    });
+  }
+  return [...new Set(types.flatMap((t) => [t, ...(CONTRACT_CONTROL_TYPES[t] ?? [])]))];
 }
 
 /** The earliest date any answering layer retains; before it the law is not known to us. */
@@ -49,7 +86,9 @@ async function rule(req: { services: Services; params: Record<string, any> }, c:
     clamped = true;
     asOf = asOf.kind === 'instant' ? { ...asOf, date: earliest } : { ...asOf, from: earliest };
   }
-  const q = { jurisdictionId: j.id, geojson: c.resolved.geojson!, uses: req.params.use, controlTypes: req.params.control_type, include, heldLayers: held };
+  // a location too coarse (or ambiguous) for a parcel is answered at the jurisdiction: no district
+  const placed = c.resolved.state === 'resolved' && c.resolved.geojson ? c.resolved.geojson : null;
+  const q = { jurisdictionId: j.id, geojson: placed, uses: req.params.use, controlTypes: req.params.control_type, include, heldLayers: held };
   const known = c.times.knownAsOf;
   let item: Record<string, unknown>;
   let segments = 1;
@@ -60,12 +99,22 @@ async function rule(req: { services: Services; params: Record<string, any> }, c:
     segments = s.length;
     item = { segment: s.map((x) => ({ from: x.from, to: x.to, ...x.value })) };
   }
-  const notConsulted = [
+  const coarse = placed
+    ? []
+    : DISTRICT_LAYERS.filter((l) => held.has(l)).map((layer) => ({
+        layer,
+        reason: `the location ${c.resolved.state === 'ambiguous' ? 'is ambiguous' : `resolves only to a ${c.resolved.grain}`}: it is placed in no district, so the rules stated per district are not consulted`,
+      }));
+  item.not_consulted = [
     ...LAW_LAYERS.filter((l) => !held.has(l)).map((layer) => ({ layer, reason: 'no public source for this layer is held for this jurisdiction' })),
-    ...[...include].filter((i) => NOT_HELD_INCLUDES.includes(i)).map((layer) => ({ layer, reason: 'not held for any jurisdiction yet' })),
+    ...coarse,
+    ...[...include].filter((i) => i in NOT_CONSULTED_INCLUDES).map((layer) => ({ layer, via: 'include', reason: NOT_CONSULTED_INCLUDES[layer] })),
   ];
-  item.not_consulted = notConsulted;
   const block = asOfBlock({ ...c, asOf }, earliestRetained(coverage), segments);
+  const notice = [
+    ...(segments > 1 ? [{ code: 'as_of_interval_spans_change', severity: 'info', detail: `The rules changed within the interval; the answer has ${segments} segments.`, count: segments, subject: [] }] : []),
+    ...(c.settled ? [settledNotice(c.settled)] : []),
+  ];
   return {
     item,
     extra: {
@@ -74,24 +123,22 @@ async function rule(req: { services: Services; params: Record<string, any> }, c:
       authority: clamped || asOf.kind === 'interval' ? authorityItems(await authorities(db, j.id, ['zoning'], { asOf: asOf.kind === 'instant' ? asOf.date : asOf.to, knownAsOf: known })) : authorityItems(c.frame!.authorities),
       coverage,
       as_of: clamped ? { ...block, basis: 'clamped', requested: c.asOf.text } : block,
-      ...(segments > 1 ? { notice: [{ code: 'as_of_interval_spans_change', severity: 'info', detail: `The rules changed within the interval; the answer has ${segments} segments.`, count: segments, subject: [] }] } : {}),
+      ...(notice.length ? { notice } : {}),
     },
   };
 }
 
 /** The rule answer for parsed location, time and rule parameters (also used by batches). */
 export async function ruleAnswer(services: Services, params: Record<string, any>) {
-  for (const [i, t] of (params.control_type ?? []).entries()) {
-    if (!/^[a-z_]+(\.[a-z0-9_]+)+$/.test(t)) throw new ApiError('vocabulary_value_unknown', { field: `control_type[${i}]`, detail: `${JSON.stringify(t)} is not a control type (dotted, e.g. dimensional.setback_front)` });
-  }
-  await checkUses(services.pool, params.use);
+  const controlTypes = await knownControlTypes(services.pool, params.control_type);
+  const uses = await knownUses(services.pool, params.use);
   const c = await placeContextFor(services, params);
-  const base = { resolution: resolutionBlock(c), jurisdiction: jurisdictionBlock(c.jurisdiction) };
-  if (!c.jurisdiction || c.resolved.state !== 'resolved' || !c.resolved.geojson) {
-    // too coarse or ambiguous: the answer at the grain that can be defended, no district assignment
-    return { item: null as Record<string, unknown> | null, extra: { ...base, as_of: asOfBlock(c, {}) } as Record<string, unknown>, meta: {}, charge: { keys: [] as string[] }, context: c };
+  if (!c.jurisdiction || !c.frame) {
+    // not even the jurisdiction can be named (a street in several): nothing about law is stated
+    const extra: Record<string, unknown> = { resolution: resolutionBlock(c), jurisdiction: null, as_of: asOfBlock(c, {}) };
+    return { item: null as Record<string, unknown> | null, extra, meta: {}, charge: { keys: [] as string[] }, context: c };
   }
-  const answer = await rule({ services, params }, c);
+  const answer = await rule({ services, params: { ...params, use: uses, control_type: controlTypes } }, c);
   return { ...answer, meta: { answer_through: c.frame?.through ?? (await answerThrough(services.pool, c.times.knownAsOf)) }, charge: { keys: [placeKey(c)] }, context: c };
 }
 

@@ -11,6 +11,7 @@ import { controlsFor, districtShares, permissionsFor, unlistedUseRule } from '..
 import { resolveLocation, type Times } from '../../store/place/resolve.ts';
 import { defineRoutes, type Req } from '../route.ts';
 import { timeParams } from '../collection/index.ts';
+import { knownUses, settledNotice, settleKnown } from '../place/common.ts';
 import { parseBbox } from './parcels.ts';
 import { jurisdictionByRef } from './jurisdiction.ts';
 
@@ -57,11 +58,11 @@ async function districtsWhere(db: Queryable, where: string, params: unknown[], t
   return rows;
 }
 
-async function zoningObjects(req: Req, rows: ZoningRow[], t: Times) {
+async function zoningObjects(req: Req, rows: ZoningRow[], t: Times, use?: string) {
   const db = req.services.pool;
   const include = new Set<string>(req.params.include ?? []);
   const ids = rows.map((r) => r.id);
-  const permissions = include.has('allowance') || req.params.use ? await permissionsFor(db, ids, t, req.params.use ? [req.params.use] : undefined) : [];
+  const permissions = include.has('allowance') || use ? await permissionsFor(db, ids, t, use ? [use] : undefined) : [];
   const controls = include.has('standard') ? await controlsFor(db, ids, t) : [];
   const jurisdictions = [...new Set(rows.map((r) => r.jurisdiction_id))];
   const unlisted = new Map(await Promise.all(jurisdictions.map(async (j) => [j, await unlistedUseRule(db, j, t)] as const)));
@@ -122,6 +123,12 @@ function times(req: Req, tz = 'America/New_York'): Times {
   return { asOf: t.asOf.date, knownAsOf: t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end };
 }
 
+/** The knowledge instant settled for a jurisdiction's loads in flight (api/place/common.ts). */
+async function settled(db: Queryable, t: Times, jurisdictionId: string) {
+  const s = await settleKnown(db, { kind: 'instant', instant: t.knownAsOf, date: t.knownAsOf.slice(0, 10), text: '', basis: 'requested' }, [jurisdictionId]);
+  return s.settled ? { t: { ...t, knownAsOf: s.settled.instant }, notice: settledNotice(s.settled) } : { t, notice: null };
+}
+
 export const zoningRoutes = defineRoutes([
   {
     id: 'listZoning',
@@ -162,14 +169,28 @@ export const zoningRoutes = defineRoutes([
       if (p.result && !p.use) throw invalid('result', 'result filters the answer for a use: send use as well');
       if ((p.lat === undefined) !== (p.lon === undefined)) throw invalid(p.lat === undefined ? 'lat' : 'lon', 'lat and lon go together');
       if (p.code && !p.jurisdiction && !p.fips) throw invalid('code', 'a district code needs jurisdiction or fips');
-      const t = times(req);
+      // a use the vocabulary does not hold is refused, never answered as "no classification speaks of it"
+      const use = p.use ? (await knownUses(db, [p.use]))![0] : undefined;
+      let t = times(req);
       let rows: ZoningRow[];
       let chargeKey: string | null = null;
+      let jurisdictionId: string;
+      let notice: Array<Record<string, unknown>> = [];
       const placeGiven = p.address || p.lat !== undefined || p.parcel || p.bbox;
       if (placeGiven) {
         const geometry = p.bbox ? (() => { const [w, s, e, n] = parseBbox(p.bbox); return JSON.stringify({ type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] }); })() : undefined;
-        const r = await resolveLocation(db, { address: p.address, point: p.lat !== undefined ? { lat: p.lat, lon: p.lon } : undefined, parcel: p.parcel ? [p.parcel] : undefined, geometry }, t);
+        const input = { address: p.address, point: p.lat !== undefined ? { lat: p.lat, lon: p.lon } : undefined, parcel: p.parcel ? [p.parcel] : undefined, geometry };
+        let r = await resolveLocation(db, input, t);
+        if (r.jurisdiction) {
+          const s = await settled(db, t, r.jurisdiction);
+          if (s.notice) {
+            t = s.t;
+            notice = [s.notice];
+            r = await resolveLocation(db, input, t);
+          }
+        }
         if (r.state !== 'resolved' || !r.geojson || !r.jurisdiction) throw new ApiError(r.state === 'ambiguous' ? 'location_ambiguous' : 'location_insufficient_precision', { field: p.address ? 'address' : 'location', detail: r.detail ?? `the location resolves to a ${r.grain}` });
+        jurisdictionId = r.jurisdiction;
         const shares = await districtShares(db, r.jurisdiction, r.geojson, t);
         if (shares.length === 0) throw new ApiError('not_available', { detail: 'No zoning map is held for this place.' });
         rows = await districtsWhere(db, 'd.id = ANY($3::text[])', [shares.map((s) => s.district_id)], t, (p.include ?? []).includes('geometry'));
@@ -178,18 +199,33 @@ export const zoningRoutes = defineRoutes([
       } else {
         if (!p.jurisdiction && !p.fips) throw invalid('jurisdiction', 'name a place (address, lat and lon, parcel, bbox) or a jurisdiction for its legend');
         const j = p.jurisdiction ? await jurisdictionByRef(db, p.jurisdiction, 'jurisdiction') : await fipsJurisdiction(db, p.fips);
+        jurisdictionId = j.id;
+        const s = await settled(db, t, j.id);
+        if (s.notice) {
+          t = s.t;
+          notice = [s.notice];
+        }
         rows = await districtsWhere(db, `d.jurisdiction_id = $3 AND ($4::text IS NULL OR d.kind = $4) AND ($5::text IS NULL OR d.code_normalized = upper($5))`, [j.id, p.kind ?? null, p.code ?? null], t, (p.include ?? []).includes('geometry'));
         if (rows.length === 0 && !p.code) throw new ApiError('not_available', { detail: `No zoning is published for ${j.name} in what Landlex holds.` });
         rows.sort((a, b) => a.kind.localeCompare(b.kind) || a.code_normalized.localeCompare(b.code_normalized));
       }
       if (p.kind) rows = rows.filter((r) => r.kind === p.kind);
-      if (p.legal_status === 'proposed') rows = []; // no pending amendment creating districts is held
-      let out = await zoningObjects(req, rows, t);
-      if (p.use) out = out.filter((o) => o.allowances.some((a) => !p.result || a.result === p.result));
+      let extra: Record<string, unknown> = {};
+      if (p.legal_status === 'proposed') {
+        // No proposed classification is parsed from a pending ordinance's text: the list is empty,
+        // and the ordinances pending at as_of that would change classifications are named.
+        rows = [];
+        const pending = await pendingOrdinances(db, jurisdictionId, t);
+        extra = { pending_ordinance: pending };
+        notice.push(pendingNotice(pending, t.asOf));
+      }
+      let out = await zoningObjects(req, rows, t, use);
+      if (use) out = out.filter((o) => o.allowances.some((a) => !p.result || a.result === p.result));
       const data = out.map((o) => o.obj);
+      if (notice.length) extra.notice = notice;
       const charge = chargeKey ? { keys: [chargeKey] } : { keys: [`legend:${req.ctx.querystring}:${Date.now()}`] };
-      if (asGeoJson(req)) return { raw: true, body: { type: 'FeatureCollection', features: data.map(feature) }, contentType: 'application/geo+json', charge };
-      return { item: data, hasMore: false, nextCursor: null, page: p.total ? { total: { value: data.length, relation: 'eq' } } : {}, charge };
+      if (asGeoJson(req)) return { raw: true, body: { type: 'FeatureCollection', features: data.map(feature), ...extra }, contentType: 'application/geo+json', charge };
+      return { item: data, hasMore: false, nextCursor: null, page: p.total ? { total: { value: data.length, relation: 'eq' } } : {}, extra, charge };
     },
   },
   {
@@ -213,8 +249,16 @@ export const zoningRoutes = defineRoutes([
     handler: async (req) => {
       const id: string = req.params.zoning_id;
       if (!isId('zoning', id)) throw new ApiError('id_malformed', { field: 'zoning_id', detail: `${JSON.stringify(id)} is not a zon_ id` });
-      const t = times(req);
-      const rows = await districtsWhere(req.services.pool, 'd.id = $3', [dst(id)], t, (req.params.include ?? []).includes('geometry'));
+      let t = times(req);
+      const withGeometry = (req.params.include ?? []).includes('geometry');
+      let rows = await districtsWhere(req.services.pool, 'd.id = $3', [dst(id)], t, withGeometry);
+      if (rows[0]) {
+        const s = await settled(req.services.pool, t, rows[0].jurisdiction_id);
+        if (s.notice) {
+          t = s.t;
+          rows = await districtsWhere(req.services.pool, 'd.id = $3', [dst(id)], t, withGeometry);
+        }
+      }
       if (!rows[0]) throw notFound('zoning classification', id);
       const [{ obj }] = await zoningObjects(req, rows, t);
       const charge = { keys: [`zoning:${id}`] };
@@ -223,6 +267,62 @@ export const zoningRoutes = defineRoutes([
     },
   },
 ]);
+
+interface PendingOrdinance {
+  id: string;
+  number: string | null;
+  title: string;
+  kind: string;
+  status: string;
+  introduced_on: string | null;
+  adopted_on: string | null;
+  effective_from: string | null;
+  citation: ReturnType<typeof inline>;
+}
+
+/**
+ * Text and map amendments pending at as_of (as known then): introduced or proposed and not
+ * adopted by as_of. One adopted later was still pending then; a failed one is left out (the date
+ * it failed is not held).
+ */
+async function pendingOrdinances(db: Queryable, jurisdictionId: string, t: Times): Promise<PendingOrdinance[]> {
+  const { rows } = await db.query(
+    `SELECT o.id, o.number, o.title, o.kind, o.status, o.introduced_on::text, o.adopted_on::text, o.effective_from::text, o.citation_id FROM (
+       SELECT DISTINCT ON (o.id) o.id, o.number, o.title, o.kind, o.status, o.introduced_on, o.adopted_on, o.effective_from, o.citation_id
+         FROM ordinance o
+        WHERE o.jurisdiction_id = $1 AND o.known @> $3::timestamptz AND o.kind IN ('text_amendment', 'map_amendment')
+        ORDER BY o.id, upper_inf(o.valid) DESC, lower(o.valid) DESC) o
+      WHERE (o.introduced_on IS NULL OR o.introduced_on <= $2::date)
+        AND (o.status IN ('proposed', 'introduced') OR (o.status = 'adopted' AND o.introduced_on IS NOT NULL AND o.adopted_on > $2::date))
+      ORDER BY o.introduced_on NULLS LAST, o.number`,
+    [jurisdictionId, t.asOf, t.knownAsOf],
+  );
+  const cites = await citationsByIds(db, rows.map((r) => r.citation_id));
+  return rows.map((r) => ({
+    id: r.id,
+    number: r.number,
+    title: r.title,
+    kind: r.kind,
+    status: r.adopted_on && r.adopted_on > t.asOf ? 'introduced' : r.status,
+    introduced_on: r.introduced_on,
+    adopted_on: r.adopted_on && r.adopted_on <= t.asOf ? r.adopted_on : null,
+    effective_from: r.adopted_on && r.adopted_on <= t.asOf ? r.effective_from : null,
+    citation: inline(cites.get(r.citation_id)),
+  }));
+}
+
+function pendingNotice(pending: PendingOrdinance[], asOf: string) {
+  const named = pending.map((o) => `${o.number ?? o.id} (${o.title}; ${o.kind.replace('_', ' ')}, ${o.status}${o.introduced_on ? ` ${o.introduced_on}` : ''})`);
+  return {
+    code: 'proposed_classification_not_parsed',
+    severity: 'info',
+    detail: pending.length
+      ? `No proposed classification is listed: ${pending.length === 1 ? 'an amendment was' : `${pending.length} amendments were`} pending on ${asOf} that could change classifications, but ${pending.length === 1 ? 'its text is' : 'their texts are'} not parsed into classifications: ${named.join('; ')}. They are listed in pending_ordinance.`
+      : `No amendment that would change classifications was pending on ${asOf}, as far as the ordinances held show.`,
+    count: pending.length,
+    subject: pending.map((o) => o.id),
+  };
+}
 
 async function fipsJurisdiction(db: Queryable, fips: string) {
   if (!/^\d{2}(\d{3})?$/.test(fips)) throw invalid('fips', 'a Census GEOID of 2 (state) or 5 (county) digits');

@@ -110,6 +110,19 @@ test('TileJSON 3.0.0 describes each layer', async () => {
 test('GET /map lists map versions', async () => {
   const r = await call(server, 'GET', '/map?jurisdiction=cambridge-ma', { key });
   expect(r.body.item.map((m: { layer: string; feature_count: number }) => [m.layer, m.feature_count]).sort()).toEqual([['district', 261], ['overlay', 53], ['parcel', 13116]]);
+  for (const m of r.body.item) {
+    expect(m.id).toMatch(/^map_/);
+    expect(m.geometry_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(m.published_crs).toMatch(/^EPSG:\d+$/);
+    expect(m.effective_from).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(m.effective_through).toBeNull();
+    expect(['stated', 'first_observed']).toContain(m.effective_basis);
+  }
+  // nothing was in force before the first map was held
+  const first = r.body.item.map((m: { effective_from: string }) => m.effective_from).sort()[0];
+  const dayBefore = new Date(Date.parse(`${first}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+  expect((await call(server, 'GET', `/map?jurisdiction=cambridge-ma&as_of=${dayBefore}`, { key })).body.item).toEqual([]);
+  expect((await call(server, 'GET', `/map?jurisdiction=cambridge-ma&as_of=${first}&layer=district`, { key })).body.item).toHaveLength(1);
 });
 
 test('a map exhibit: a PNG of the parcel with the layer drawn and the stamp naming the map version', async () => {
@@ -120,11 +133,17 @@ test('a map exhibit: a PNG of the parcel with the layer drawn and the stamp nami
   expect(res.headers.get('content-type')).toBe('image/png');
   const versions = (await call(server, 'GET', '/map?jurisdiction=cambridge-ma&layer=district', { key })).body.item.map((m: { id: string }) => m.id);
   expect(res.headers.get('x-map-version')).toBe(versions.join(','));
+  expect(res.headers.get('x-as-of')).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  expect(res.headers.get('x-source-retrieved-at')).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+  expect(res.headers.get('x-known-as-of')).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   const png = PNG.sync.read(Buffer.from(await res.arrayBuffer()));
   expect([png.width, png.height]).toEqual([640, 480]);
   const colours = new Set<number>();
   for (let i = 0; i < png.data.length; i += 4 * 97) colours.add(png.data.readUInt32BE(i));
   expect(colours.size).toBeGreaterThan(5);
-  const bad = await call(server, 'GET', '/map/district/image?bbox=-71,43,-72,42', { key });
-  expect(bad.body.detail.error.field).toBe('bbox');
+  for (const bbox of ['-71,43,-72,42', '-190,42,-71,43', '-71.2,42.3,-71.1,91']) {
+    const bad = await call(server, 'GET', `/map/district/image?bbox=${bbox}`, { key });
+    expect(bad.status, bbox).toBe(422);
+    expect(bad.body.detail.error).toMatchObject({ code: 'parameter_invalid', field: 'bbox' });
+  }
 });

@@ -26,6 +26,7 @@ import * as maplibregl from '/viewer/lib/maplibre-gl.mjs';
     transformRequest: (url) => (url.startsWith(location.origin) ? { url, headers: headers() } : { url }),
   });
   window.landlexMap = map;
+  window.landlexViewer = { get dates() { return [...dates]; }, asOf: () => asOf() };
 
   function addLayers() {
     for (const id of ['district', 'overlay', 'parcel']) {
@@ -57,16 +58,51 @@ import * as maplibregl from '/viewer/lib/maplibre-gl.mjs';
     await chooseJurisdiction();
   }
 
+  // The slider's stops: every date on which the map or the law of the jurisdiction changed (each
+  // map version's effective_from from GET /map, each change event's effective_date from
+  // GET /change_event), and today. A stop shows the law from that date until the next stop.
+  let changesOn = new Map();
+  const note = (day, what) => {
+    if (!day) return;
+    if (!changesOn.has(day)) changesOn.set(day, new Set());
+    if (what) changesOn.get(day).add(what);
+  };
+
+  async function changeEvents(id) {
+    const events = [];
+    let path = `/change_event?since=0&jurisdiction=${encodeURIComponent(id)}&size=200`;
+    for (let page = 0; path && page < 10; page++) {
+      const body = await api(path);
+      events.push(...body.item);
+      path = body.page?.next_cursor ? `/change_event?since=0&jurisdiction=${encodeURIComponent(id)}&size=200&cursor=${encodeURIComponent(body.page.next_cursor)}` : null;
+    }
+    return events;
+  }
+
+  function showDate() {
+    const day = asOf();
+    const what = [...(changesOn.get(day) || [])];
+    $('asof-label').textContent = what.length ? `${day} · ${what.join(', ')}` : day;
+  }
+
   async function chooseJurisdiction() {
     const id = $('jurisdiction').value;
     if (!id) return;
+    const today = new Date().toISOString().slice(0, 10);
+    changesOn = new Map();
+    note(today, 'today');
     const versions = await api(`/map?jurisdiction=${id}&as_of=${encodeURIComponent('from:1900-01-01 to:2100-12-31')}`);
-    const days = new Set([new Date().toISOString().slice(0, 10)]);
-    for (const v of versions.item) days.add(v.effective_from);
-    dates = [...days].sort();
+    for (const v of versions.item) note(v.effective_from, `${v.layer} map`);
+    try {
+      for (const e of await changeEvents(id)) note(e.effective_date, e.kind.replace('_', ' '));
+    } catch {
+      // a key without law:read still draws the map versions' dates
+    }
+    dates = [...changesOn.keys()].sort();
+    const at = dates.indexOf(today);
     $('asof').max = String(dates.length - 1);
-    $('asof').value = String(dates.length - 1);
-    $('asof-label').textContent = asOf();
+    $('asof').value = String(at);
+    showDate();
     const tilejson = await api('/map/district');
     if (tilejson.bounds) map.fitBounds([[tilejson.bounds[0], tilejson.bounds[1]], [tilejson.bounds[2], tilejson.bounds[3]]], { duration: 0 });
     addLayers();
@@ -77,7 +113,7 @@ import * as maplibregl from '/viewer/lib/maplibre-gl.mjs';
   }
 
   function fact(title, value, citation) {
-    const quote = citation?.quote ? `<blockquote>${esc(citation.quote)}</blockquote><div class="muted"><a href="/citation/${citation.id}/source#passage" target="_blank">source</a> · ${esc(citation.section_ref || '')} retrieved ${esc(citation.retrieved_at || '')}</div>` : '<div class="muted">no passage held</div>';
+    const quote = citation?.quote ? `<blockquote>${esc(citation.quote)}</blockquote><div class="muted"><a class="source" href="/citation/${citation.id}/source#passage" target="_blank">source</a> · ${esc(citation.section_ref || '')} retrieved ${esc(citation.retrieved_at || '')}</div>` : '<div class="muted">no passage held</div>';
     return `<div class="fact"><strong>${esc(title)}</strong> ${esc(value)}${quote}</div>`;
   }
 
@@ -103,8 +139,23 @@ import * as maplibregl from '/viewer/lib/maplibre-gl.mjs';
 
   map.on('click', (e) => showRule(e.lngLat));
   $('asof').addEventListener('input', () => {
-    $('asof-label').textContent = asOf();
+    showDate();
     addLayers();
+  });
+  // The passage's source needs the key, which a plain link would not send: fetch it and open it.
+  $('answer').addEventListener('click', async (e) => {
+    const a = e.target.closest('a.source');
+    if (!a) return;
+    e.preventDefault();
+    const win = window.open('', '_blank');
+    try {
+      const res = await fetch(a.getAttribute('href').replace(/#.*$/, ''), { headers: headers() });
+      const url = URL.createObjectURL(new Blob([await res.text()], { type: 'text/html' }));
+      if (win) win.location.href = `${url}#passage`;
+    } catch (err) {
+      win?.close();
+      $('answer').insertAdjacentHTML('afterbegin', `<p>${esc(err.message)}</p>`);
+    }
   });
   $('show-parcels').addEventListener('change', (e) => {
     for (const l of ['parcel-line', 'parcel-fill']) map.setLayoutProperty(l, 'visibility', e.target.checked ? 'visible' : 'none');
