@@ -4,10 +4,10 @@
 // 25 ms on a 2-core machine).
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPool } from '../store/db.ts';
+import { httpLoad } from './http-load.ts';
 import { recordStatements } from './record.ts';
 import { orgCreate } from '../bin/org.ts';
 import { ingestedDatabase } from '../test/helpers/pipeline.ts';
@@ -22,43 +22,10 @@ interface Result {
   errors: number;
 }
 
-function load(port: number, key: string, paths: string[]): Promise<Result> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
-  const times: number[] = [];
-  let errors = 0;
-  const end = Date.now() + SECONDS * 1000;
-  const one = (path: string) =>
-    new Promise<void>((resolve) => {
-      const t = performance.now();
-      const req = http.request({ host: '127.0.0.1', port, path, agent, headers: { 'X-API-Key': key } }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          if (res.statusCode !== 200) errors++;
-          times.push(performance.now() - t);
-          resolve();
-        });
-      });
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end();
-    });
-  const client = async (c: number) => {
-    let i = c;
-    while (Date.now() < end) {
-      await one(paths[i % paths.length]);
-      i += CLIENTS;
-    }
-  };
-  const started = Date.now();
-  return Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c))).then(() => {
-    agent.destroy();
-    times.sort((a, b) => a - b);
-    const q = (p: number) => Math.round(times[Math.floor(times.length * p)] * 10) / 10;
-    return { rps: Math.round(times.length / ((Date.now() - started) / 1000)), p50: q(0.5), p99: q(0.99), errors };
-  });
-}
+const load = async (port: number, key: string, paths: string[]): Promise<Result> => {
+  const r = await httpLoad({ port, key, paths, seconds: SECONDS, clients: CLIENTS });
+  return { rps: r.rate, p50: r.p50, p99: r.p99, errors: r.errors };
+};
 
 function pgbench(url: string, scripts: string[]): number {
   const files = scripts.map((script, i) => {

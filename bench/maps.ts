@@ -9,10 +9,10 @@
 //   BENCH_SECONDS (default 20) sets each timed run; BENCH_SKIP_EXTRACT=1 leaves out step 3.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { orgCreate } from '../bin/org.ts';
+import { httpLoad } from './http-load.ts';
 import { resolveTimes } from '../core/time.ts';
 import { createPool } from '../store/db.ts';
 import { ingestedDatabase } from '../test/helpers/pipeline.ts';
@@ -61,40 +61,7 @@ function tilesOf(box: { w: number; s: number; e: number; n: number }, z: number,
 }
 
 /** CLIENTS concurrent clients, each fetching a random path of the list, for SECONDS. */
-function load(port: number, key: string, paths: string[], seconds = SECONDS): Promise<Result & { statuses: Record<number, number> }> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
-  const times: number[] = [];
-  const statuses: Record<number, number> = {};
-  let errors = 0;
-  const end = Date.now() + seconds * 1000;
-  const one = (path: string) =>
-    new Promise<void>((resolve) => {
-      const t = performance.now();
-      const req = http.request({ host: '127.0.0.1', port, path, agent, headers: { 'X-API-Key': key } }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          const s = res.statusCode ?? 0;
-          statuses[s] = (statuses[s] ?? 0) + 1;
-          if (s !== 200 && s !== 204) errors++;
-          times.push(performance.now() - t);
-          resolve();
-        });
-      });
-      req.on('error', () => {
-        errors++;
-        resolve();
-      });
-      req.end();
-    });
-  const client = async () => {
-    while (Date.now() < end) await one(paths[Math.floor(Math.random() * paths.length)]);
-  };
-  const started = performance.now();
-  return Promise.all(Array.from({ length: CLIENTS }, client)).then(() => {
-    agent.destroy();
-    return { ...percentiles(times, (performance.now() - started) / 1000, errors), statuses };
-  });
-}
+const load = (port: number, key: string, paths: string[], seconds = SECONDS) => httpLoad({ port, key, paths, seconds, clients: CLIENTS });
 
 /** A pgbench script run by CLIENTS clients for SECONDS; tps and the latencies of its log. */
 function pgbench(url: string, name: string, script: string): Result {
