@@ -35,3 +35,20 @@ export const LOCATION_PARAMS: Param[] = [
 ];
 
 export const LOCATION_KEYS = ['address', 'point', 'geometry', 'parcel', 'apn', 'plss', 'location_token'] as const;
+
+/** The body of the POST forms of /place and /rule: a geometry too long for a query string. */
+export const GEOMETRY_BODY = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['geometry'],
+  properties: {
+    geometry: { type: ['string', 'object'], description: 'WKT text, or GeoJSON (text or object), Point through MultiPolygon.' },
+  },
+};
+
+/** The geometry asked about: the query's, else the POST body's (a GeoJSON object is read as its text). */
+export function geometryParam(query: unknown, body: { geometry?: unknown } | null | undefined): string | undefined {
+  if (typeof query === 'string') return query;
+  const g = body?.geometry;
+  return g === undefined || g === null ? undefined : typeof g === 'string' ? g : JSON.stringify(g);
+}

@@ -4,10 +4,10 @@ import { timeParams } from '../collection/index.ts';
 import { citationsByIds } from '../../store/evidence.ts';
 import { districtFacts, districtShares } from '../../store/place/law.ts';
 import { FIELD_PARAM, selectFields } from '../fields.ts';
-import { LOCATION_PARAMS } from '../location/params.ts';
+import { GEOMETRY_BODY, geometryParam, LOCATION_PARAMS } from '../location/params.ts';
 import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, placeContextFor, resolutionBlock, placeKey } from '../place/common.ts';
 import type { Services } from '../services.ts';
-import { defineRoutes } from '../route.ts';
+import { defineRoutes, type Route } from '../route.ts';
 import type { Queryable } from '../../store/db.ts';
 
 const SUBJECTS = ['zoning', 'subdivision', 'building_code', 'fire_code'] as const;
@@ -85,8 +85,7 @@ export async function placeAnswer(services: Services, params: Record<string, any
   return { item, extra, meta: { answer_through: c.frame?.through ?? (await answerThrough(db, c.times.knownAsOf)) }, charge: { keys: [placeKey(c)] }, context: c };
 }
 
-export const placeRoutes = defineRoutes([
-  {
+const GET_PLACE: Route = {
     id: 'getPlace',
     method: 'GET',
     path: '/place',
@@ -107,10 +106,14 @@ export const placeRoutes = defineRoutes([
       FIELD_PARAM,
     ],
     handler: async (req) => {
-      const { context: _c, ...a } = await placeAnswer(req.services, { ...req.params, geometry: req.params.geometry ?? req.body?.geometry });
+      const { context: _c, ...a } = await placeAnswer(req.services, { ...req.params, geometry: geometryParam(req.params.geometry, req.body) });
       // the item is shaped by the dispatcher (route.fields); the blocks beside it here, by the same rules
       const extra = selectFields(a.extra, req.params.field, PLACE_FIELDS) as typeof a.extra;
       return { ...a, extra, answerId: newId('answer') };
     },
-  },
+  };
+
+export const placeRoutes = defineRoutes([
+  GET_PLACE,
+  { ...GET_PLACE, id: 'postPlace', method: 'POST', summary: 'What is at a location and who governs it, for a geometry too long for a query string', body: GEOMETRY_BODY },
 ]);

@@ -6,12 +6,12 @@ import type { Queryable } from '../../store/db.ts';
 import { authorities } from '../../store/place/law.ts';
 import { timeParams } from '../collection/index.ts';
 import { FIELD_PARAM } from '../fields.ts';
-import { LOCATION_PARAMS } from '../location/params.ts';
+import { GEOMETRY_BODY, geometryParam, LOCATION_PARAMS } from '../location/params.ts';
 import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, knownUses, type PlaceContext, placeContextFor, placeKey, resolutionBlock, settledNotice } from '../place/common.ts';
 import type { Services } from '../services.ts';
 import { ruleAt } from '../place/rule.ts';
 import { segmentsOver } from '../place/segments.ts';
-import { defineRoutes } from '../route.ts';
+import { defineRoutes, type Route } from '../route.ts';
 import { answerThrough, authorityItems } from './place.ts';
 
 const INCLUDES = ['definition', 'moratorium', 'standalone_ordinance', 'special_district', 'context_layer', 'future_land_use', 'private_restriction', 'nonconformity', 'aggregate', 'provenance'] as const;
@@ -142,8 +142,7 @@ export async function ruleAnswer(services: Services, params: Record<string, any>
   return { ...answer, meta: { answer_through: c.frame?.through ?? (await answerThrough(services.pool, c.times.knownAsOf)) }, charge: { keys: [placeKey(c)] }, context: c };
 }
 
-export const ruleRoutes = defineRoutes([
-  {
+const GET_RULE: Route = {
     id: 'getRule',
     method: 'GET',
     path: '/rule',
@@ -164,8 +163,12 @@ export const ruleRoutes = defineRoutes([
       FIELD_PARAM,
     ],
     handler: async (req) => {
-      const { context: _c, ...a } = await ruleAnswer(req.services, { ...req.params, geometry: req.params.geometry ?? req.body?.geometry });
+      const { context: _c, ...a } = await ruleAnswer(req.services, { ...req.params, geometry: geometryParam(req.params.geometry, req.body) });
       return { ...a, answerId: newId('answer') };
     },
-  },
+  };
+
+export const ruleRoutes = defineRoutes([
+  GET_RULE,
+  { ...GET_RULE, id: 'postRule', method: 'POST', summary: 'Every rule at a location, for a geometry too long for a query string', body: GEOMETRY_BODY },
 ]);

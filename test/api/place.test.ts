@@ -113,3 +113,43 @@ test('coverage names every layer, held or not, per jurisdiction', async () => {
   const layers = Object.fromEntries(r.body.item[0].layer.map((l: { layer: string; held: boolean }) => [l.layer, l.held]));
   expect(layers).toMatchObject({ district_map: true, overlay: true, parcel: true, district_list: true, zoning_text: false, recorder: false, authority: true });
 });
+
+describe('POST forms of /place and /rule (geometries too long for a query string)', () => {
+  // a small circle around the point, drawn with many vertices
+  const [lat, lon] = POINT.split(',').map(Number);
+  const circle = (n: number) =>
+    Array.from({ length: n + 1 }, (_, i) => {
+      const a = ((i % n) / n) * 2 * Math.PI;
+      return [lon + 0.00002 * Math.cos(a), lat + 0.00002 * Math.sin(a)];
+    });
+  const ring = circle(1000);
+  const polygon = { type: 'Polygon', coordinates: [ring] };
+
+  test('a GeoJSON object in the body answers as the same geometry given in the query', async () => {
+    // too long for a request line: the reason for the POST form
+    const long = await call(server, 'GET', `/place?include=assignment&geometry=${encodeURIComponent(JSON.stringify(polygon))}`, { key });
+    expect(long.status).toBe(431);
+    const posted = await call(server, 'POST', '/place?include=assignment', { key, body: { geometry: polygon } });
+    expect(posted.status).toBe(200);
+    const short = JSON.stringify({ type: 'Polygon', coordinates: [circle(24)] });
+    const got = await call(server, 'GET', `/place?include=assignment&geometry=${encodeURIComponent(short)}`, { key });
+    expect(got.status).toBe(200);
+    expect(posted.body.resolution).toMatchObject({ state: 'resolved', grain: 'area', input: 'geometry' });
+    const codes = (a: Array<{ district: { code: string } }>) => a.map((x) => x.district.code);
+    expect(codes(posted.body.item.assignment)).toEqual(codes(got.body.item.assignment));
+    expect(codes(posted.body.item.assignment).length).toBeGreaterThan(0);
+    const rule = await call(server, 'POST', '/rule', { key, body: { geometry: `POLYGON((${ring.map((c) => c.join(' ')).join(',')}))` } });
+    expect(rule.status).toBe(200);
+    expect(rule.body.resolution).toMatchObject({ state: 'resolved', grain: 'area' });
+    expect(rule.body.meta.answer_id).toMatch(/^ans_/);
+  });
+
+  test('a body without a geometry, or with other fields, is refused naming the field', async () => {
+    const none = await call(server, 'POST', '/rule', { key, body: {} });
+    expect(none.status).toBe(422);
+    expect(none.body.detail.error.field).toBe('geometry');
+    const extra = await call(server, 'POST', '/place', { key, body: { geometry: polygon, colour: 'red' } });
+    expect(extra.status).toBe(422);
+    expect(extra.body.detail.error.field).toBe('colour');
+  });
+});
