@@ -153,3 +153,24 @@ describe('POST forms of /place and /rule (geometries too long for a query string
     expect(extra.body.detail.error.field).toBe('colour');
   });
 });
+
+describe('GET /rule field selection', () => {
+  test('names select and -names remove, in the item and beside it; unknown names are refused', async () => {
+    const all = await call(server, 'GET', `/rule?point=${POINT}`, { key });
+    expect(all.status).toBe(200);
+    expect(all.body.item.share.length).toBeGreaterThan(0);
+    expect(all.body.authority.length).toBeGreaterThan(0);
+    const minus = await call(server, 'GET', `/rule?point=${POINT}&field=-authority,-not_consulted`, { key });
+    expect(minus.status).toBe(200);
+    expect(minus.body.authority).toBeUndefined();
+    expect(minus.body.item.not_consulted).toBeUndefined();
+    expect(minus.body.item.share).toEqual(all.body.item.share);
+    expect(minus.body.as_of).toBeDefined(); // never suppressed
+    const only = await call(server, 'GET', `/rule?point=${POINT}&field=share`, { key });
+    expect(Object.keys(only.body.item)).toEqual(['share']);
+    expect(only.body.coverage).toBeUndefined();
+    const bad = await call(server, 'GET', `/rule?point=${POINT}&field=shares`, { key });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail.error).toMatchObject({ code: 'field_unknown', field: 'field' });
+  });
+});
