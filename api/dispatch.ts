@@ -108,6 +108,7 @@ export function dispatcher(router: Router, services: Services): Koa.Middleware {
       for (const [h, v] of Object.entries(answer.headers ?? {})) ctx.set(h, v);
       if (answer.contentType) ctx.type = answer.contentType;
       if (route.fields && answer.item !== undefined) answer.item = selectFields(answer.item, params.field, route.fields);
+      if (route.fields?.extras && answer.extra) answer.extra = selectFields(answer.extra, params.field, route.fields) as typeof answer.extra;
       if (answer.answerId) answer.meta = { ...answer.meta, answer_id: answer.answerId };
       const rendered = renderAnswer(answer.raw ? 'raw' : route.form, answer, context);
       if (answer.answerId && actor) {

@@ -20,6 +20,8 @@ export interface FieldRules {
   fixed?: string[];
   /** every top-level name the answer can carry, present or not (else: the names the items carry) */
   known?: string[];
+  /** the blocks beside the item (resolution, authority, coverage …) are selected by the same names */
+  extras?: boolean;
 }
 
 const segments = (path: string) => path.split('.');

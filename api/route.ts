@@ -4,6 +4,7 @@
 import type Koa from 'koa';
 import type { Logger } from '../core/log.ts';
 import type { Param } from './params.ts';
+import type { FieldRules } from './fields.ts';
 import type { Services } from './services.ts';
 import type { Actor, Scope } from './auth.ts';
 
@@ -70,7 +71,7 @@ export interface Route {
    * field selection (api/fields.ts): fields returned by default, fields that can never be
    * suppressed, and (when declared) every name the answer can carry, checked before the handler runs
    */
-  fields?: { default?: string[]; fixed?: string[]; known?: string[] };
+  fields?: FieldRules;
   /** extra response media types for the OpenAPI document */
   produces?: string[];
   handler: (req: Req) => Promise<Answer>;

@@ -125,10 +125,13 @@ export async function withKnowledgeLoad<T>(pool: Pool, o: KnowledgeLoadInput, fn
 const ISO_US = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
 
 /** Rows announced and never settled whose session is gone: settled now, as abandoned. */
-const SETTLE_ABANDONED = `UPDATE knowledge_load l SET settled_at = greatest(clock_timestamp(), l.detected_at + interval '1 microsecond'), outcome = 'abandoned'
-  WHERE l.settled_at IS NULL AND NOT EXISTS (
+/** A load row `l` announced and never settled whose session (and so its lock) is gone. */
+const ABANDONED = `(l.settled_at IS NULL AND NOT EXISTS (
     SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.classid = ${LOAD_LOCK} AND k.objid = l.id::oid AND k.objsubid = 2 AND k.granted
-       AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database()))`;
+       AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())))`;
+
+const SETTLE_ABANDONED = `UPDATE knowledge_load l SET settled_at = greatest(clock_timestamp(), l.detected_at + interval '1 microsecond'), outcome = 'abandoned'
+  WHERE ${ABANDONED}`;
 
 /**
  * The instant each jurisdiction's knowledge can be answered at for a knowledge instant `at`:
@@ -139,9 +142,7 @@ export async function settledKnowledge(db: Queryable, at: string, jurisdictionId
   const read = () =>
     db.query(
       `SELECT x.j, to_char(knowledge_settled(x.j, $1::timestamptz) AT TIME ZONE 'UTC', ${ISO_US}) AS t, x.abandoned
-         FROM (SELECT j, bool_or(l.settled_at IS NULL AND NOT EXISTS (
-                        SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.classid = ${LOAD_LOCK} AND k.objid = l.id::oid AND k.objsubid = 2 AND k.granted
-                           AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database()))) AS abandoned
+         FROM (SELECT j, bool_or(${ABANDONED}) AS abandoned
                  FROM knowledge_load l, unnest(l.jurisdiction_ids) j
                 WHERE tstzrange(l.detected_at, l.settled_at, '[)') @> $1::timestamptz AND j = ANY($2::text[])
                 GROUP BY j) x`,

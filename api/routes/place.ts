@@ -3,7 +3,7 @@ import { newId } from '../../core/ids.ts';
 import { timeParams } from '../collection/index.ts';
 import { citationsByIds } from '../../store/evidence.ts';
 import { districtFacts, districtShares } from '../../store/place/law.ts';
-import { FIELD_PARAM, selectFields } from '../fields.ts';
+import { FIELD_PARAM } from '../fields.ts';
 import { GEOMETRY_BODY, geometryParam, LOCATION_PARAMS } from '../location/params.ts';
 import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, placeContextFor, resolutionBlock, placeKey } from '../place/common.ts';
 import type { Services } from '../services.ts';
@@ -14,7 +14,7 @@ const SUBJECTS = ['zoning', 'subdivision', 'building_code', 'fire_code'] as cons
 const CONTEXT_TYPES = ['flood_zone', 'wetland', 'service_area', 'utility_territory'] as const;
 const INCLUDES = ['authority', 'parcel', 'property', 'assignment', 'special_district', 'context_layer', 'future_land_use', 'boundary'] as const;
 /** Field selection over the place answer: the item's sections and the blocks beside it. */
-const PLACE_FIELDS = { known: ['assignment', 'parcel', 'boundary', 'resolution', 'jurisdiction', 'coverage', 'as_of', 'authority', 'layer'] };
+const PLACE_FIELDS = { extras: true, known: ['assignment', 'parcel', 'boundary', 'resolution', 'jurisdiction', 'coverage', 'as_of', 'authority', 'layer'] };
 
 export async function answerThrough(db: Queryable, knownAsOf: string): Promise<number> {
   const { rows } = await db.query('SELECT COALESCE(max(seq), 0)::bigint AS seq FROM change_event WHERE detected_at <= $1::timestamptz', [knownAsOf]);
@@ -107,9 +107,7 @@ const GET_PLACE: Route = {
     ],
     handler: async (req) => {
       const { context: _c, ...a } = await placeAnswer(req.services, { ...req.params, geometry: geometryParam(req.params.geometry, req.body) });
-      // the item is shaped by the dispatcher (route.fields); the blocks beside it here, by the same rules
-      const extra = selectFields(a.extra, req.params.field, PLACE_FIELDS) as typeof a.extra;
-      return { ...a, extra, answerId: newId('answer') };
+      return { ...a, answerId: newId('answer') };
     },
   };
 

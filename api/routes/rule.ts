@@ -5,7 +5,7 @@ import { newId } from '../../core/ids.ts';
 import type { Queryable } from '../../store/db.ts';
 import { authorities } from '../../store/place/law.ts';
 import { timeParams } from '../collection/index.ts';
-import { FIELD_PARAM, selectFields } from '../fields.ts';
+import { FIELD_PARAM } from '../fields.ts';
 import { GEOMETRY_BODY, geometryParam, LOCATION_PARAMS } from '../location/params.ts';
 import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, knownUses, type PlaceContext, placeContextFor, placeKey, resolutionBlock, settledNotice } from '../place/common.ts';
 import type { Services } from '../services.ts';
@@ -143,7 +143,7 @@ export async function ruleAnswer(services: Services, params: Record<string, any>
 }
 
 /** Field selection over the rule answer: the item's sections and the blocks beside it. */
-const RULE_FIELDS = { known: ['share', 'overlay', 'unlisted_uses', 'moratorium', 'segment', 'not_consulted', 'resolution', 'jurisdiction', 'authority', 'coverage', 'as_of', 'notice'] };
+const RULE_FIELDS = { extras: true, known: ['share', 'overlay', 'unlisted_uses', 'moratorium', 'segment', 'not_consulted', 'resolution', 'jurisdiction', 'authority', 'coverage', 'as_of', 'notice'] };
 
 const GET_RULE: Route = {
     id: 'getRule',
@@ -168,9 +168,7 @@ const GET_RULE: Route = {
     ],
     handler: async (req) => {
       const { context: _c, ...a } = await ruleAnswer(req.services, { ...req.params, geometry: geometryParam(req.params.geometry, req.body) });
-      // the item is shaped by the dispatcher (route.fields); the blocks beside it here, by the same rules
-      const extra = selectFields(a.extra, req.params.field, RULE_FIELDS) as typeof a.extra;
-      return { ...a, extra, answerId: newId('answer') };
+      return { ...a, answerId: newId('answer') };
     },
   };
 

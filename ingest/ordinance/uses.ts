@@ -106,7 +106,10 @@ export function readUseTable(input: UseTableInput): { permissions: PermissionRec
     if (m && r.cells.slice(1).every((c) => c.text === '')) footnotes.set(m[1], m[2]);
   }
   const labelCount = new Map<string, number>();
-  for (const r of body) labelCount.set(normalizeLabel(r.cells[0]?.text ?? ''), (labelCount.get(normalizeLabel(r.cells[0]?.text ?? '')) ?? 0) + 1);
+  for (const r of body) {
+    const label = normalizeLabel(r.cells[0]?.text ?? '');
+    labelCount.set(label, (labelCount.get(label) ?? 0) + 1);
+  }
 
   const out: PermissionRecord[] = [];
   let category: string | null = null;

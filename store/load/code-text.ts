@@ -68,7 +68,7 @@ export const loadCodeText: Loader = async (ctx) => {
     values: [ctx.source.id, j, districtOf(c.district_code), c.control_type, c.building_type, c.qualifier, c.min, c.max, c.unit, c.value_text, c.conditions, c.table_ref, cites.add(c.citation, { effective_from: from }), ctx.version.id, 'stated'],
   }));
   const unlisted: StagedFact[] = parsed.unlisted_uses
-    ? [{ id: stableId('permission', j, ctx.source.id, 'unlisted'), content_sha256: hash(parsed.unlisted_uses.result, parsed.unlisted_uses.process, parsed.unlisted_uses.citation.quote), valid_from: from, values: [ctx.source.id, j, parsed.unlisted_uses.result, parsed.unlisted_uses.process, cites.add(parsed.unlisted_uses.citation, { effective_from: from }), ctx.version.id] }]
+    ? [{ id: stableId('permission', j, ctx.source.id, 'unlisted'), content_sha256: hash(parsed.unlisted_uses.result, parsed.unlisted_uses.process), valid_from: from, values: [ctx.source.id, j, parsed.unlisted_uses.result, parsed.unlisted_uses.process, cites.add(parsed.unlisted_uses.citation, { effective_from: from }), ctx.version.id] }]
     : [];
   const citationCount = cites.size;
   await cites.write(ctx.client);

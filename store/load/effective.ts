@@ -63,8 +63,8 @@ export async function dateFactChanges(
   staged: Array<{ id: string; content_sha256: string; anchors: string[] }>,
   anchorsOfRow: (row: Record<string, unknown>) => string[],
 ): Promise<FactDating> {
-  const none: FactDating = { validFrom: new Map(), removedOn: new Map(), ordinanceOf: new Map() };
-  if (!ctx.priorLoaded) return none;
+  const dating: FactDating = { validFrom: new Map(), removedOn: new Map(), ordinanceOf: new Map() };
+  if (!ctx.priorLoaded) return dating;
   const { rows } = await ctx.client.query(
     `SELECT t.id, t.content_sha256, to_jsonb(t) - 'geom' AS row FROM ${table.replace(/[^a-z_]/g, '')} t
       WHERE t.jurisdiction_id = $1 AND t.source_id = $2 AND upper_inf(t.known) AND upper_inf(t.valid)`,
@@ -76,12 +76,12 @@ export async function dateFactChanges(
     ...staged.filter((s) => current.get(s.id)?.content_sha256 !== s.content_sha256).map((s) => ({ id: s.id, anchors: s.anchors, removed: false })),
     ...[...current.values()].filter((r) => !stagedIds.has(r.id)).map((r) => ({ id: r.id as string, anchors: anchorsOfRow(r.row), removed: true })),
   ];
-  if (touched.length === 0) return none;
+  if (touched.length === 0) return dating;
   const candidates = await newlyAdopted(ctx, ['text_amendment']);
   for (const t of touched) {
     const o = matchOrdinance(candidates, t.anchors);
-    none.ordinanceOf.set(t.id, o);
-    (t.removed ? none.removedOn : none.validFrom).set(t.id, effectiveOf(ctx, o));
+    dating.ordinanceOf.set(t.id, o);
+    (t.removed ? dating.removedOn : dating.validFrom).set(t.id, effectiveOf(ctx, o));
   }
-  return none;
+  return dating;
 }
