@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../core/log.ts';
+import { localDate } from '../core/time.ts';
 import { checkManifest, fipsKey, type JurisdictionManifest, type SourceManifest } from '../ingest/manifest.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import { FsBlobStore } from '../store/blobs.ts';
@@ -107,11 +108,11 @@ export function createIngestActivities(deps: IngestDeps) {
 
   async function sourceRow(sourceId: string) {
     const { rows } = await deps.pool.query(
-      `SELECT s.*, j.slug FROM source s JOIN jurisdiction j ON j.id = s.jurisdiction_id WHERE s.id = $1`,
+      `SELECT s.*, j.slug, j.timezone FROM source s JOIN jurisdiction j ON j.id = s.jurisdiction_id WHERE s.id = $1`,
       [sourceId],
     );
     if (!rows[0]) throw ApplicationFailure.nonRetryable(`no source ${sourceId}`, 'BadInput');
-    return rows[0] as { id: string; jurisdiction_id: string; key: string; kind: string; url: string; manifest: SourceManifest; etag: string | null; last_modified: string | null; last_sha256: string | null };
+    return rows[0] as { id: string; jurisdiction_id: string; key: string; kind: string; url: string; manifest: SourceManifest; etag: string | null; last_modified: string | null; last_sha256: string | null; timezone: string };
   }
 
   return {
@@ -191,7 +192,8 @@ export function createIngestActivities(deps: IngestDeps) {
       // just before detectedAt until it settles, and ever after for instants inside its window.
       const detectedAt = now();
       const stated = s.manifest.effective_from ?? null;
-      const retrievedDate = new Date(v.retrieved_at).toISOString().slice(0, 10);
+      // dates are the jurisdiction's: a version first seen at 01:00 UTC was seen the evening before in Boston
+      const retrievedDate = localDate(new Date(v.retrieved_at), s.timezone);
       try {
         const loader = loaderFor(s.kind);
         const announced = { label: `${s.key} ${versionId}`, jurisdictionIds: [s.jurisdiction_id], detectedAt, clock: now };
@@ -204,7 +206,8 @@ export function createIngestActivities(deps: IngestDeps) {
             now: detectedAt,
             effectiveFrom: stated ?? retrievedDate,
             effectiveBasis: stated ? 'stated' : 'first_observed',
-            firstHeld: new Date(v.first_retrieved).toISOString().slice(0, 10),
+            firstHeld: localDate(new Date(v.first_retrieved), s.timezone),
+            timezone: s.timezone,
             priorLoaded: v.prior_loaded,
             bytes: () => deps.blobs.get(v.sha256),
             blobPath: deps.blobs instanceof FsBlobStore ? deps.blobs.path(v.sha256) : null,

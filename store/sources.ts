@@ -1,6 +1,7 @@
 // Manifests into the store: the jurisdiction, its sources, and its authorities. The manifest
 // itself is kept as a document (authored by us) so that authority facts cite its words.
 import { sha256Hex, stableId } from '../core/ids.ts';
+import { localDate } from '../core/time.ts';
 import { type JurisdictionManifest, fipsKey } from '../ingest/manifest.ts';
 import { applyFacts } from './bitemporal.ts';
 import { CitationBatch } from './citations.ts';
@@ -66,7 +67,7 @@ async function syncAuthorities(client: Client, jurisdictionId: string, m: Jurisd
   );
   await saveVersionText(client, v.versionId, text, sha256);
   const cites = new CitationBatch({ jurisdictionId, documentId, versionId: v.versionId, retrievedAt: now, text });
-  const today = now.toISOString().slice(0, 10);
+  const today = localDate(now, m.jurisdiction.timezone);
   const facts = (m.authorities ?? []).map((a) => {
     const governing = a.governing ? jurisdictionIdFor(a.governing) : jurisdictionId;
     const span = objectSpan(text, text.indexOf(`"subject": "${a.subject}"`, text.indexOf('"authorities"')));

@@ -18,6 +18,8 @@ export interface LoadContext {
   effectiveBasis: 'stated' | 'first_observed';
   /** the first date this source was held: facts effective before it are backfill, not change */
   firstHeld: string;
+  /** the jurisdiction's timezone: every date of a load is a local date */
+  timezone: string;
   /** whether an earlier version of this source was loaded (the first load changes nothing) */
   priorLoaded: boolean;
   /** the bytes of the version (or the path of its blob, for streaming readers) */

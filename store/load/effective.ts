@@ -3,6 +3,7 @@
 // and this one are the candidates; one of the right kind, or the one whose title names the
 // changed section, table or district, dates the change. Anything else is dated by the version
 // (first observed) and linked to no ordinance: never guessed.
+import { localDate } from '../../core/time.ts';
 import type { LoadContext } from './context.ts';
 
 export interface OrdinanceRef {
@@ -22,9 +23,9 @@ export async function newlyAdopted(ctx: LoadContext, kinds: string[]): Promise<O
      SELECT DISTINCT ON (o.id) o.id, o.number, o.title, o.kind, o.adopted_on::text, o.effective_from::text
        FROM ordinance o, prev
       WHERE o.jurisdiction_id = $1 AND o.status = 'adopted' AND o.kind = ANY($4) AND upper_inf(o.known)
-        AND o.adopted_on > (prev.at AT TIME ZONE 'UTC')::date - 1 AND o.adopted_on <= $5::date
+        AND o.adopted_on > (prev.at AT TIME ZONE $6)::date - 1 AND o.adopted_on <= $5::date
       ORDER BY o.id, o.fact_id DESC`,
-    [ctx.jurisdictionId, ctx.version.documentId, ctx.version.id, kinds, ctx.version.retrievedAt.toISOString().slice(0, 10)],
+    [ctx.jurisdictionId, ctx.version.documentId, ctx.version.id, kinds, localDate(ctx.version.retrievedAt, ctx.timezone), ctx.timezone],
   );
   return rows;
 }

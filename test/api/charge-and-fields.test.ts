@@ -32,7 +32,7 @@ beforeAll(async () => {
   key = (await createTestOrg(server, 10_000)).apiKey;
   const { rows } = await pool().query(
     `SELECT DISTINCT p.id FROM parcel p JOIN jurisdiction j ON j.id = p.jurisdiction_id
-      WHERE j.slug = 'cambridge-ma' AND p.geom IS NOT NULL AND p.known @> now() AND p.valid @> current_date ORDER BY p.id LIMIT 3`,
+      WHERE j.slug = 'cambridge-ma' AND p.geom IS NOT NULL AND p.known @> now() AND p.valid @> (now() AT TIME ZONE j.timezone)::date ORDER BY p.id LIMIT 3`,
   );
   parcels = rows.map((r) => r.id);
 }, 600_000);

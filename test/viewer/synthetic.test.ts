@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { localDate } from '../../core/time.ts';
 import type { RunningServer } from '../../api/server.ts';
 import { type PipelineHarness, pipelineHarness, syntheticManifests } from '../helpers/pipeline.ts';
 import { createTestOrg, startTestServer } from '../helpers/server.ts';
@@ -108,7 +109,7 @@ test('the as_of slider stops on the dates the law changed; across 2026-05-15 par
   // The stops: the first map (2026-03-05, first observed), the moratorium (04-15), the R-1 setback
   // amendment (05-01), the rezoning (05-15), the repeal (06-01), and today.
   const dates = await page.evaluate(() => (window as unknown as Win).landlexViewer.dates);
-  const today = new Date().toISOString().slice(0, 10);
+  const today = localDate(new Date(), 'America/New_York'); // the town's calendar
   expect(dates).toEqual([...new Set(['2026-03-05', '2026-04-15', '2026-05-01', '2026-05-15', '2026-06-01', today])].sort());
   expect(await page.evaluate(() => (window as unknown as Win).landlexViewer.asOf())).toBe(today);
 

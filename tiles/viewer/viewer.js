@@ -53,6 +53,7 @@ import * as maplibregl from '/viewer/lib/maplibre-gl.mjs';
       const o = document.createElement('option');
       o.value = j.id;
       o.textContent = j.name;
+      o.dataset.timezone = j.timezone || 'UTC';
       select.appendChild(o);
     }
     await chooseJurisdiction();
@@ -88,7 +89,9 @@ import * as maplibregl from '/viewer/lib/maplibre-gl.mjs';
   async function chooseJurisdiction() {
     const id = $('jurisdiction').value;
     if (!id) return;
-    const today = new Date().toISOString().slice(0, 10);
+    // today where the jurisdiction is: its law is dated by its own calendar
+    const zone = $('jurisdiction').selectedOptions[0]?.dataset.timezone || 'UTC';
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date());
     changesOn = new Map();
     note(today, 'today');
     const versions = await api(`/map?jurisdiction=${id}&as_of=${encodeURIComponent('from:1900-01-01 to:2100-12-31')}`);
