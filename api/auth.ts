@@ -59,8 +59,58 @@ export function credentialFromHeaders(headers: Record<string, string | string[] 
   return null;
 }
 
+interface KeyRow {
+  id: string;
+  organization_id: string;
+  name: string;
+  scopes: string[];
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+/**
+ * API keys by hash, kept a short while so a call does not look its key up every time. A change
+ * to a key anywhere (revoked, expiry or scopes changed) is announced by a trigger (migration 010)
+ * and drops it at once; the revoking process drops it before it answers. The lifetime bounds
+ * what a missed announcement could leave. Unknown keys are never kept: a new key works at once.
+ */
+export class CredentialCache {
+  private entries = new Map<string, { row: KeyRow; until: number }>();
+
+  constructor(
+    private ttlMs = 30_000,
+    private max = 10_000,
+  ) {}
+
+  get(hash: string): KeyRow | null {
+    const e = this.entries.get(hash);
+    if (!e) return null;
+    if (e.until <= Date.now()) {
+      this.entries.delete(hash);
+      return null;
+    }
+    return e.row;
+  }
+
+  set(hash: string, row: KeyRow) {
+    if (this.entries.size >= this.max) this.entries.clear();
+    this.entries.set(hash, { row, until: Date.now() + this.ttlMs });
+  }
+
+  /** Forget a key by its id (it changed). */
+  drop(keyId: string) {
+    for (const [hash, e] of this.entries) if (e.row.id === keyId) this.entries.delete(hash);
+  }
+
+  clear() {
+    this.entries.clear();
+  }
+}
+
+export const KEY_CHANGED_CHANNEL = 'landlex_key_changed';
+
 /** Look up a key or session token. Unknown or revoked is credential_invalid; past expiry is credential_expired. */
-export async function resolveCredential(db: Queryable, token: string): Promise<Actor> {
+export async function resolveCredential(db: Queryable, token: string, cache?: CredentialCache): Promise<Actor> {
   const hash = sha256Hex(token);
   if (token.startsWith(SESSION_PREFIX)) {
     const { rows } = await db.query(
@@ -83,11 +133,16 @@ export async function resolveCredential(db: Queryable, token: string): Promise<A
       expiresAt: new Date(s.expires_at).toISOString(),
     };
   }
-  const { rows } = await db.query(
-    `SELECT id, organization_id, name, scopes, expires_at, revoked_at FROM api_key WHERE key_hash = $1`,
-    [hash],
-  );
-  const k = rows[0];
+  let k = cache?.get(hash) ?? null;
+  if (!k) {
+    const { rows } = await db.query({
+      name: 'api-key-by-hash',
+      text: 'SELECT id, organization_id, name, scopes, expires_at, revoked_at FROM api_key WHERE key_hash = $1',
+      values: [hash],
+    });
+    k = (rows[0] as KeyRow | undefined) ?? null;
+    if (k && cache) cache.set(hash, k);
+  }
   if (!k || k.revoked_at) throw new ApiError('credential_invalid', { field: 'X-API-Key', detail: 'The API key is not valid (unknown or revoked).' });
   if (k.expires_at && new Date(k.expires_at) <= new Date()) {
     throw new ApiError('credential_expired', { field: 'X-API-Key', detail: 'The API key has expired.' });

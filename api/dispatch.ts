@@ -32,7 +32,7 @@ async function authenticate(ctx: Koa.Context, route: Route, services: Services):
       detail: route.credential === 'key' ? 'Send an API key in X-API-Key (or Authorization: Bearer).' : 'Send a console session token in Authorization: Bearer.',
     });
   }
-  const actor = await resolveCredential(services.pool, token);
+  const actor = await resolveCredential(services.pool, token, services.credentials);
   if (actor.kind === 'key' && route.credential === 'session') {
     throw new ApiError('api_key_not_accepted', { detail: 'Keys are minted only with a console session (POST /session), never with a key.' });
   }
@@ -111,8 +111,13 @@ export function dispatcher(router: Router, services: Services): Koa.Middleware {
       if (route.fields?.extras && answer.extra) answer.extra = selectFields(answer.extra, params.field, route.fields) as typeof answer.extra;
       if (answer.answerId) answer.meta = { ...answer.meta, answer_id: answer.answerId };
       const rendered = renderAnswer(answer.raw ? 'raw' : route.form, answer, context);
-      if (answer.answerId && actor) {
-        await saveAnswer(services.pool, { id: answer.answerId, organizationId: actor.organizationId, path: ctx.path, request: { path: ctx.path, query: ctx.querystring }, body: rendered });
+      if (answer.answerId && actor && ctx.status !== 204) {
+        // serialized once: the text kept for replay is the text served
+        const text = JSON.stringify(rendered);
+        await saveAnswer(services.pool, { id: answer.answerId, organizationId: actor.organizationId, path: ctx.path, request: { path: ctx.path, query: ctx.querystring }, body: text });
+        ctx.type = 'application/json';
+        ctx.body = text;
+        return;
       }
       ctx.body = ctx.status === 204 ? null : rendered;
     };

@@ -11,6 +11,8 @@ import { createMeter } from './metering/meter.ts';
 import { startOutbox } from '../activities/email.ts';
 import type { Services } from './services.ts';
 import { ChangeHub } from './changes/hub.ts';
+import { CredentialCache, KEY_CHANGED_CHANNEL } from './auth.ts';
+import { PgListener } from '../store/listen.ts';
 import type { Route } from './route.ts';
 
 export interface RunningServer {
@@ -25,10 +27,14 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   const log = opts.log ?? createLogger(config.logLevel);
   const pool = opts.pool ?? createPool(config.databaseUrl, { max: config.dbPoolSize, statementTimeoutMs: config.statementTimeoutMs, serving: true });
   const secret = await loadSecret(pool, config.secretKey);
-  const meter = createMeter(pool, { leaseBlock: config.creditLeaseBlock, log });
+  const listen = new PgListener(pool, log);
+  const credentials = new CredentialCache();
+  await listen.on(KEY_CHANGED_CHANNEL, (keyId) => credentials.drop(keyId));
+  listen.onReconnect(() => credentials.clear());
+  const meter = createMeter(pool, { leaseBlock: config.creditLeaseBlock, log, listen });
   const outbox = startOutbox(pool, config, log);
-  const changes = new ChangeHub(pool);
-  const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, startedAt: new Date() };
+  const changes = new ChangeHub(listen);
+  const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, listen, credentials, startedAt: new Date() };
   const app = makeApp(services, opts.routes);
   const server = createServer(app.callback());
   // idle connections outlive the client's idea of them (clients and load balancers close first),
@@ -48,7 +54,7 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   const close = () => {
     closing ??= (async () => {
       log.info('shutting down');
-      await changes.close(); // ends open change-feed streams
+      changes.close(); // ends open change-feed streams
       // Stop accepting; connections left idle by finished requests are closed as they go idle.
       server.on('request', (_req, res) => res.setHeader('Connection', 'close'));
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
@@ -56,6 +62,7 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
       clearInterval(sweep);
       await outbox.stop();
       await meter.close();
+      await listen.close();
       if (!opts.pool) await pool.end();
       log.info('stopped');
     })();

@@ -4,6 +4,8 @@ import type { Logger } from '../core/log.ts';
 import type { Pool } from '../store/db.ts';
 import type { Meter } from './metering/types.ts';
 import type { ChangeHub } from './changes/hub.ts';
+import type { CredentialCache } from './auth.ts';
+import type { PgListener } from '../store/listen.ts';
 
 export interface Mailer {
   /** Wake the outbox dispatcher (mail was just enqueued in a committed transaction). */
@@ -19,6 +21,10 @@ export interface Services {
   meter: Meter;
   mailer: Mailer;
   changes: ChangeHub;
+  /** the process's one LISTEN connection */
+  listen: PgListener;
+  /** API keys recently looked up (dropped when a key changes) */
+  credentials: CredentialCache;
   /** process start, for /health */
   startedAt: Date;
 }

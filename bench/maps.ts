@@ -12,7 +12,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { orgCreate } from '../bin/org.ts';
-import { httpLoad } from './http-load.ts';
+import { httpLoad } from './wrk.ts';
 import { resolveTimes } from '../core/time.ts';
 import { createPool } from '../store/db.ts';
 import { ingestedDatabase } from '../test/helpers/pipeline.ts';
@@ -60,7 +60,7 @@ function tilesOf(box: { w: number; s: number; e: number; n: number }, z: number,
   return Array.from({ length: cap }, (_, i) => all[Math.floor(i * step)]);
 }
 
-/** CLIENTS concurrent clients, each fetching a random path of the list, for SECONDS. */
+/** CLIENTS concurrent clients (wrk), each fetching a random path of the list, for SECONDS. */
 const load = (port: number, key: string, paths: string[], seconds = SECONDS) => httpLoad({ port, key, paths, seconds, clients: CLIENTS });
 
 /** A pgbench script run by CLIENTS clients for SECONDS; tps and the latencies of its log. */
@@ -183,16 +183,13 @@ async function maps(summary: string[]) {
     for (const s of sweeps) {
       const paths = s.tiles.map((tile) => `/map/${s.layer.id}/${tile.z}/${tile.x}/${tile.y}`);
       const perZoom = s.zooms.map((z) => `z${z}:${s.tiles.filter((tile) => tile.z === z).length}`).join(' ');
-      // warm up: every tile once (also shows how many hold features)
-      const warm = await load(port, key, paths, Math.min(5, SECONDS));
+      // warm up: every tile once
+      load(port, key, paths, Math.min(5, SECONDS));
       const bare = pgbench(db.url, `tile-${s.layer.id}`, bareTileScript(s.layer, s.tiles.length, asOf, knownAsOf));
-      const ours = await load(port, key, paths);
-      const statuses = Object.entries(ours.statuses)
-        .map(([code, n]) => `${code}:${n}`)
-        .join(' ');
+      const ours = load(port, key, paths);
       const lines = [
-        `${s.layer.id} tiles z${s.zooms[0]}-z${s.zooms.at(-1)}  ${s.tiles.length} tiles (${perZoom}); warm-up statuses ${Object.entries(warm.statuses).map(([c, n]) => `${c}:${n}`).join(' ')}`,
-        `  HTTP      ${String(ours.rate).padStart(6)} tiles/s  p50 ${ours.p50} ms  p99 ${ours.p99} ms  errors ${ours.errors}  (${statuses})`,
+        `${s.layer.id} tiles z${s.zooms[0]}-z${s.zooms.at(-1)}  ${s.tiles.length} tiles (${perZoom})`,
+        `  HTTP      ${String(ours.rate).padStart(6)} tiles/s  p50 ${ours.p50} ms  p99 ${ours.p99} ms  errors ${ours.errors}`,
         `  bare SQL  ${String(bare.rate).padStart(6)} tiles/s  p50 ${bare.p50} ms  p99 ${bare.p99} ms  failed ${bare.errors}  (pgbench, same statement and tiles)`,
         `  ratio ours/bare ${(ours.rate / bare.rate).toFixed(2)}  (goal >= 0.85) ${ours.rate / bare.rate >= 0.85 ? 'met' : 'NOT met'}`,
       ];

@@ -19,6 +19,14 @@ function inline(text: string, values: unknown[]): string {
   return text.replace(/\$(\d+)/g, (_m, n) => literal(values[Number(n) - 1]));
 }
 
+/**
+ * pgbench reads `:name` as a variable anywhere, inside string literals too: a literal holding
+ * such a colon is written as an escape string with the colon as \x3a (same value, same type).
+ */
+function pgbenchSafe(sql: string): string {
+  return sql.replace(/'(?:[^']|'')*'/g, (lit) => (/:[A-Za-z_]/.test(lit) ? `E'${lit.slice(1, -1).replace(/\\/g, '\\\\').replace(/:/g, '\\x3a')}'` : lit));
+}
+
 export async function recordStatements(databaseUrl: string, key: string, paths: string[]): Promise<string[]> {
   const config = loadConfig({ DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_SECOND: '1000000' });
   const server = await startServer(config, { log: createLogger('silent') });
@@ -29,8 +37,8 @@ export async function recordStatements(databaseUrl: string, key: string, paths: 
     const q = a[0] as string | { text: string; values?: unknown[] };
     const text = typeof q === 'string' ? q : q.text;
     const values = (typeof q === 'string' ? a[1] : q.values) as unknown[] | undefined;
-    if (current && !/^\s*(INSERT INTO usage_event|UPDATE api_key|UPDATE credit_|INSERT INTO credit_|WITH cur AS|SELECT pg_notify|LISTEN)/.test(text)) {
-      current.push(`${inline(text.replace(/--[^\n]*/g, ''), values ?? []).replace(/\s+/g, ' ').trim()};`);
+    if (current && !/^\s*(INSERT INTO usage_event|INSERT INTO rate_window|UPDATE api_key|UPDATE credit_|INSERT INTO credit_|WITH cur AS|SELECT pg_notify|LISTEN)/.test(text)) {
+      current.push(`${pgbenchSafe(inline(text.replace(/--[^\n]*/g, ''), values ?? []).replace(/\s+/g, ' ').trim())};`);
     }
     return original(...a);
   };

@@ -100,14 +100,27 @@ export function checkTimezone(tz: string, field = 'timezone'): string {
 }
 
 /** The calendar date of an instant in a timezone. */
+// Formatters are costly to build and safe to share: one per timezone and use.
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(kind: 'date' | 'parts', tz: string): Intl.DateTimeFormat {
+  const key = `${kind}|${tz}`;
+  let f = formatters.get(key);
+  if (!f) {
+    f =
+      kind === 'date'
+        ? new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' })
+        : new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    formatters.set(key, f);
+  }
+  return f;
+}
+
 export function localDate(instant: Date, tz: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+  return formatter('date', tz).format(instant);
 }
 
 function offsetMs(at: number, tz: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric',
-  }).formatToParts(new Date(at));
+  const parts = formatter('parts', tz).formatToParts(new Date(at));
   const n = (t: string) => Number(parts.find((p) => p.type === t)!.value);
   return Date.UTC(n('year'), n('month') - 1, n('day'), n('hour'), n('minute'), n('second')) - Math.floor(at / 1000) * 1000;
 }

@@ -7,7 +7,7 @@
 // before its transaction starts and settled after; readers ask settledKnowledge for the instant
 // they may answer at, which keeps an answer at known_as_of = T the same on every repetition.
 import { stableId } from '../core/ids.ts';
-import type { Client, Pool, Queryable } from './db.ts';
+import { type Client, named, type Pool, type Queryable } from './db.ts';
 
 export const SEQ_LOCK = 7_301_100;
 /** Advisory lock class held (with the knowledge_load id) by the session running that load. */
@@ -141,12 +141,15 @@ const SETTLE_ABANDONED = `UPDATE knowledge_load l SET settled_at = greatest(cloc
 export async function settledKnowledge(db: Queryable, at: string, jurisdictionIds: string[]): Promise<Map<string, string>> {
   const read = () =>
     db.query(
-      `SELECT x.j, to_char(knowledge_settled(x.j, $1::timestamptz) AT TIME ZONE 'UTC', ${ISO_US}) AS t, x.abandoned
+      named(
+        'settled-knowledge',
+        `SELECT x.j, to_char(knowledge_settled(x.j, $1::timestamptz) AT TIME ZONE 'UTC', ${ISO_US}) AS t, x.abandoned
          FROM (SELECT j, bool_or(${ABANDONED}) AS abandoned
                  FROM knowledge_load l, unnest(l.jurisdiction_ids) j
                 WHERE tstzrange(l.detected_at, l.settled_at, '[)') @> $1::timestamptz AND j = ANY($2::text[])
                 GROUP BY j) x`,
-      [at, jurisdictionIds],
+        [at, jurisdictionIds],
+      ),
     );
   let { rows } = await read();
   if (rows.some((r) => r.abandoned)) {

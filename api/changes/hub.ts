@@ -1,36 +1,32 @@
-// Wakes change-feed streams when events are committed: one LISTEN connection per process;
-// writers NOTIFY in the loading transaction, so the wake-up arrives after commit.
-import type { Pool, Client } from '../../store/db.ts';
+// Wakes change-feed streams when events are committed; writers NOTIFY in the loading
+// transaction, so the wake-up arrives after commit. A missed notification (the listen
+// connection was re-opened) wakes every stream too: each reads from its own watermark.
+import type { PgListener } from '../../store/listen.ts';
 
 export const CHANGE_CHANNEL = 'landlex_change_event';
 
 export class ChangeHub {
   private listeners = new Set<(closing: boolean) => void>();
-  private client: Promise<Client> | null = null;
+  private started = false;
 
-  constructor(private pool: Pool) {}
+  constructor(private listen: PgListener) {}
 
   /** Call fn(false) after every commit of new events, fn(true) when the process stops. Returns an unsubscribe. */
   subscribe(fn: (closing: boolean) => void): () => void {
     this.listeners.add(fn);
-    this.client ??= this.pool.connect().then(async (c) => {
-      c.on('notification', () => {
+    if (!this.started) {
+      this.started = true;
+      const wake = () => {
         for (const l of this.listeners) l(false);
-      });
-      await c.query(`LISTEN ${CHANGE_CHANNEL}`);
-      return c;
-    });
+      };
+      void this.listen.on(CHANGE_CHANNEL, wake);
+      this.listen.onReconnect(wake);
+    }
     return () => this.listeners.delete(fn);
   }
 
-  async close(): Promise<void> {
+  close(): void {
     for (const l of this.listeners) l(true);
     this.listeners.clear();
-    const c = await this.client?.catch(() => null);
-    if (c) {
-      await c.query(`UNLISTEN ${CHANGE_CHANNEL}`).catch(() => {});
-      c.release();
-    }
-    this.client = null;
   }
 }

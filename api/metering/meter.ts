@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../core/log.ts';
 import { withTransaction, type Pool } from '../../store/db.ts';
+import type { PgListener } from '../../store/listen.ts';
 import { CreditBank, sweepExpiredLeases } from './bank.ts';
 import type { Meter, RateDecision, Reservation, UsageRecord } from './types.ts';
 
@@ -11,6 +12,7 @@ const RECALL_CHANNEL = 'landlex_credit_recall';
 
 export interface MeterOptions {
   leaseBlock: number;
+  listen: PgListener;
   log: Logger;
   leaseSeconds?: number;
   flushMs?: number;
@@ -22,20 +24,17 @@ export function createMeter(pool: Pool, opts: MeterOptions): Meter {
     await pool.query('SELECT pg_notify($1, $2)', [RECALL_CHANNEL, JSON.stringify({ org, from: holder })]);
   };
   const bank = new CreditBank(pool, { holder, block: opts.leaseBlock, leaseSeconds: opts.leaseSeconds ?? 60, log: opts.log, recall });
-  // One connection listens for recalls from other processes.
-  const listener = pool.connect().then(async (client) => {
-    client.on('notification', (n) => {
+  // Recalls from other processes arrive on the process's shared listen connection.
+  void opts.listen
+    .on(RECALL_CHANNEL, (payload) => {
       try {
-        const { org, from } = JSON.parse(n.payload ?? '{}');
+        const { org, from } = JSON.parse(payload || '{}');
         if (from !== holder) void bank.surrender(org).catch((err) => opts.log.warn('surrender failed', { err }));
       } catch {
         /* not ours */
       }
-    });
-    await client.query(`LISTEN ${RECALL_CHANNEL}`);
-    return client;
-  });
-  listener.catch((err) => opts.log.error('credit recall listener failed', { err }));
+    })
+    .catch((err) => opts.log.error('credit recall listener failed', { err }));
   let usage: UsageRecord[] = [];
   let chain: Promise<void> = Promise.resolve();
   let closed = false;
@@ -201,11 +200,6 @@ export function createMeter(pool: Pool, opts: MeterOptions): Meter {
         await writeBatch();
         await bank.closeAll();
       });
-      const client = await listener.catch(() => null);
-      if (client) {
-        await client.query(`UNLISTEN ${RECALL_CHANNEL}`).catch(() => {});
-        client.release();
-      }
     },
   };
 }

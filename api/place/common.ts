@@ -99,18 +99,22 @@ export async function placeContextFor(services: Services, p: Record<string, any>
   let settled: SettledKnown | null = null;
   if (resolved.jurisdiction) {
     frame = await loadFrame(db, resolved.jurisdiction, subjects, pointTimes(t.asOf, t.knownAsOf));
-    jurisdiction = { ...frame.jurisdiction, href: `/jurisdiction/${frame.jurisdiction.id}` };
-    const zoned = jurisdiction.timezone !== 'America/New_York';
-    if (zoned) t = resolveTimes(p, jurisdiction.timezone);
-    const s = await settleKnown(db, t.knownAsOf, [resolved.jurisdiction]);
-    if (s.settled) {
-      // a load of the jurisdiction was in flight at the instant asked: answer as known before it
-      settled = s.settled;
-      t = { ...t, knownAsOf: s.knownAsOf };
-      const again = await resolveLocation(db, input, pointTimes(t.asOf, t.knownAsOf));
-      if (again.jurisdiction === resolved.jurisdiction) resolved = again;
+    if (frame.jurisdiction.timezone !== 'America/New_York') {
+      t = resolveTimes(p, frame.jurisdiction.timezone);
+      frame = await loadFrame(db, resolved.jurisdiction, subjects, pointTimes(t.asOf, t.knownAsOf));
     }
-    if (zoned || settled) frame = await loadFrame(db, resolved.jurisdiction!, subjects, pointTimes(t.asOf, t.knownAsOf));
+    if (frame.loadWindow) {
+      const s = await settleKnown(db, t.knownAsOf, [resolved.jurisdiction]);
+      if (s.settled) {
+        // a load of the jurisdiction was in flight at the instant asked: answer as known before it
+        settled = s.settled;
+        t = { ...t, knownAsOf: s.knownAsOf };
+        const again = await resolveLocation(db, input, pointTimes(t.asOf, t.knownAsOf));
+        if (again.jurisdiction === resolved.jurisdiction) resolved = again;
+        frame = await loadFrame(db, resolved.jurisdiction!, subjects, pointTimes(t.asOf, t.knownAsOf));
+      }
+    }
+    jurisdiction = { ...frame.jurisdiction, href: `/jurisdiction/${frame.jurisdiction.id}` };
   }
   if (p.strict && resolved.state !== 'resolved') {
     throw new ApiError(resolved.state === 'ambiguous' ? 'location_ambiguous' : 'location_insufficient_precision', {

@@ -2,9 +2,9 @@
 // overlays composed into one binding answer per cell (losing values kept), the code's rule for
 // unlisted uses, moratoriums, and every layer that could not be consulted, named.
 import type { Queryable } from '../../store/db.ts';
-import { type CitationView, citationsByIds } from '../../store/evidence.ts';
+import type { CitationView } from '../../store/evidence.ts';
 import { type Composed, compose, type Stated } from '../../store/place/compose.ts';
-import { controlsFor, districtFacts, districtShares, moratoriaAt, permissionsFor, unlistedUseRule } from '../../store/place/law.ts';
+import { lawAt } from '../../store/place/law.ts';
 import type { Times } from '../../store/place/resolve.ts';
 
 export interface RuleQuery {
@@ -80,18 +80,11 @@ function composedView(c: Composed, view: (s: Stated) => Record<string, unknown>)
 }
 
 export async function ruleAt(db: Queryable, q: RuleQuery, t: Times) {
-  const shares = q.geojson ? await districtShares(db, q.jurisdictionId, q.geojson, t) : [];
-  const facts = await districtFacts(db, shares.map((s) => s.district_id), t);
+  const law = { jurisdictionId: q.jurisdictionId, geojson: q.geojson, codeText: q.heldLayers.has('zoning_text'), moratoria: q.include.has('moratorium'), controlTypes: q.controlTypes, uses: q.uses };
+  const { shares, facts, controls, permissions, unlisted, moratoria, citations: cites } = await lawAt(db, law, t);
   const districts = new Map(shares.map((s) => [s.district_id, { code: facts.get(s.district_id)?.code_normalized ?? s.code, kind: s.kind, rank: (facts.get(s.district_id) as Row | undefined)?.precedence_rank ?? null }]));
   const overlays = shares.filter((s) => s.kind === 'overlay');
   const bases = shares.filter((s) => s.kind === 'base');
-  const ids = shares.map((s) => s.district_id);
-  const controls = q.heldLayers.has('zoning_text') ? await controlsFor(db, ids, t, q.controlTypes) : [];
-  const permissions = q.heldLayers.has('zoning_text') ? await permissionsFor(db, ids, t, q.uses) : [];
-  const unlisted = q.heldLayers.has('zoning_text') ? await unlistedUseRule(db, q.jurisdictionId, t) : null;
-  const moratoria = q.include.has('moratorium') ? await moratoriaAt(db, q.jurisdictionId, q.geojson, t) : [];
-  const cites = await citationsByIds(db, [...controls, ...permissions].map((r) => r.citation_id).concat([...facts.values()].map((f) => f.citation_id), unlisted?.citation_id, ...moratoria.map((m) => m.citation_id)));
-
   const overlayIds = new Set(overlays.map((o) => o.district_id));
   const share = bases.map((b) => {
     const mine = (r: Row) => r.district_id === b.district_id || overlayIds.has(r.district_id);

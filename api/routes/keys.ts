@@ -71,6 +71,7 @@ async function mint({ actor, body, services }: Req): Promise<Answer> {
 async function revoke({ actor, params, services }: Req): Promise<Answer> {
   const id = requireId('key', params.key_id, 'key_id');
   if (!(await revokeKey(services.pool, actor!.organizationId, id))) throw notFound('key', id);
+  services.credentials.drop(id); // at once here; other processes hear of it from the trigger
   return { status: 204 };
 }
 

@@ -1,8 +1,7 @@
 // GET /place: what is at a location and who governs it (spec 4.2).
 import { newId } from '../../core/ids.ts';
 import { timeParams } from '../collection/index.ts';
-import { citationsByIds } from '../../store/evidence.ts';
-import { districtFacts, districtShares } from '../../store/place/law.ts';
+import { lawAt } from '../../store/place/law.ts';
 import { FIELD_PARAM } from '../fields.ts';
 import { GEOMETRY_BODY, geometryParam, LOCATION_PARAMS } from '../location/params.ts';
 import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, placeContextFor, resolutionBlock, placeKey } from '../place/common.ts';
@@ -42,9 +41,7 @@ export function authorityItems(rows: Array<Record<string, any>>) {
 }
 
 async function assignment(db: Queryable, jurisdictionId: string, geojson: string, times: { asOf: string; knownAsOf: string }) {
-  const shares = await districtShares(db, jurisdictionId, geojson, times);
-  const facts = await districtFacts(db, shares.map((s) => s.district_id), times);
-  const cites = await citationsByIds(db, [...facts.values()].map((f) => f.citation_id));
+  const { shares, facts, citations: cites } = await lawAt(db, { jurisdictionId, geojson, codeText: false, moratoria: false }, times);
   return shares.map((s) => {
     const f = facts.get(s.district_id);
     return {

@@ -57,7 +57,8 @@ const LEADING: Record<string, string> = { SAINT: 'ST', MOUNT: 'MT', FORT: 'FT' }
 const UNIT_WORDS = 'UNIT|APT|APARTMENT|STE|SUITE|FL|FLOOR|RM|ROOM|BLDG|BUILDING|LOT|SPACE|SPC|PH';
 const UNIT_AT_END = new RegExp(`(?:^|\\s)(?:#\\s*|(?:${UNIT_WORDS})\\s*#?\\s*)([A-Z0-9][A-Z0-9-]*)\\s*$`);
 const UNIT_ONLY = new RegExp(`^\\s*(?:#\\s*|(?:${UNIT_WORDS})\\s*#?\\s*)([A-Z0-9][A-Z0-9-]*)\\s*$`);
-const NUMBER = /^(\d+[A-Z]?(?: 1\/2)?)(?:\s*-\s*(\d+[A-Z]?(?: 1\/2)?))?\s+(.+)$/;
+// a number with a letter, written either way ("126C", "126-C"), is one number: 126C
+const NUMBER = /^(\d+(?:-?[A-Z](?![A-Z]))?(?: 1\/2)?)(?:\s*-\s*(\d+[A-Z]?(?: 1\/2)?))?\s+(.+)$/;
 
 export interface NormalizedAddress {
   raw: string;
@@ -125,7 +126,7 @@ export function normalizeAddress(raw: string, unitGiven?: string | null): Normal
   const given = unitGiven ? clean(unitGiven).replace(/^#\s*/, '') : '';
   if (given) unit = given;
   const m = NUMBER.exec(s);
-  const numbers = m ? [m[1], m[2]].filter((x): x is string => Boolean(x)) : [];
+  const numbers = m ? [m[1], m[2]].filter((x): x is string => Boolean(x)).map((x) => x.replace(/^(\d+)-([A-Z])/, '$1$2')) : [];
   const street = normalizeStreet(m ? m[3] : s);
   const normalized = numbers.length ? `${numbers[0]} ${street}` : street;
   return { raw, normalized, numbers, street, unit, keys: rangeKeys(numbers, street) };

@@ -14,6 +14,7 @@ import { saveVersionText } from '../documents.ts';
 import type { LoadContext, Loader, LoadResult } from './context.ts';
 import { applyDistricts, districtIdFor } from './districts.ts';
 import { recordMapVersion } from './map-version.ts';
+import { cutPieces } from './pieces.ts';
 import { effectiveOf, matchOrdinance, newlyAdopted, type OrdinanceRef } from './effective.ts';
 
 const TEXT_FORMATS = new Set(['geojson', 'topojson']);
@@ -96,6 +97,7 @@ export function mapLoader(kind: 'base' | 'overlay'): Loader {
       areas,
       { now: ctx.now, removeMissing: true, removedOn: ctx.effectiveFrom, removedOnFor: dating.removedOn },
     );
+    await cutPieces(ctx, 'district_area', 64);
     ctx.beat({ loaded: areas.length });
 
     const report = await mismatchReport(ctx, kind, [...named.keys()]);

@@ -10,12 +10,16 @@ import { applyStaged, createStage, type FactSpec } from '../bitemporal.ts';
 import { copyRows, Geometry } from '../copy.ts';
 import type { LoadContext, Loader } from './context.ts';
 import { recordMapVersion } from './map-version.ts';
+import { cutPieces } from './pieces.ts';
+
+/** Parcels with more vertices than this are also kept as pieces of at most this many (migration 011). */
+const PIECE_VERTICES = 256;
 
 export const parcelIdFor = (jurisdictionId: string, key: string) => stableId('parcel', jurisdictionId, key);
 
 const SPEC = (ctx: LoadContext): FactSpec => ({
   table: 'parcel',
-  columns: ['source_id', 'jurisdiction_id', 'parcel_key', 'apn', 'map_version_id', 'attributes', 'geom', 'geom_sha256', 'area_m2'],
+  columns: ['source_id', 'jurisdiction_id', 'parcel_key', 'apn', 'map_version_id', 'attributes', 'geom', 'geom_sha256', 'area_m2', 'subdivided'],
   scope: { where: 't.jurisdiction_id = $1 AND t.source_id = $2', params: [ctx.jurisdictionId, ctx.source.id] },
 });
 
@@ -65,7 +69,7 @@ export const loadParcels: Loader = async (ctx: LoadContext) => {
   const spec = SPEC(ctx);
   const stage = await createStage(ctx.client, spec);
   const merged = await ctx.client.query(
-    `INSERT INTO ${stage} (id, content_sha256, valid_from, valid_to, source_id, jurisdiction_id, parcel_key, apn, map_version_id, attributes, geom, geom_sha256, area_m2)
+    `INSERT INTO ${stage} (id, content_sha256, valid_from, valid_to, source_id, jurisdiction_id, parcel_key, apn, map_version_id, attributes, geom, geom_sha256, area_m2, subdivided)
      SELECT id,
             encode(sha256(convert_to(string_agg(geom_sha256 || '|' || attributes::text, ',' ORDER BY geom_sha256), 'UTF8')), 'hex'),
             $1::date, NULL, $2, $3, min(parcel_key), NULL, $4,
@@ -74,12 +78,14 @@ export const loadParcels: Loader = async (ctx: LoadContext) => {
               || CASE WHEN bool_and(geom IS NULL) THEN jsonb_build_object('geometry_status', min(empty)) ELSE '{}'::jsonb END,
             CASE WHEN bool_and(geom IS NULL) THEN NULL WHEN count(*) = 1 THEN (array_agg(geom))[1] ELSE ST_Multi(ST_CollectionExtract(ST_Collect(geom), 3)) END,
             CASE WHEN count(*) = 1 THEN min(geom_sha256) ELSE encode(sha256(convert_to(string_agg(geom_sha256, ',' ORDER BY geom_sha256), 'UTF8')), 'hex') END,
-            sum(ST_Area(geom::geography, false))
+            sum(ST_Area(geom::geography, false)),
+            COALESCE(sum(ST_NPoints(geom)), 0) > ${PIECE_VERTICES}
        FROM raw_parcel GROUP BY id`,
     [ctx.effectiveFrom, ctx.source.id, ctx.jurisdictionId, mapVersionId],
   );
   const parcels = merged.rowCount ?? 0;
   const delta = await applyStaged(ctx.client, spec, stage, { now: ctx.now, removeMissing: true, removedOn: ctx.effectiveFrom, countOnly: true });
+  await cutPieces(ctx, 'parcel', PIECE_VERTICES, 't.subdivided');
   await ctx.client.query('DROP TABLE raw_parcel');
   ctx.beat({ loaded: parcels });
   return {

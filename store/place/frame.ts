@@ -1,6 +1,7 @@
 // Everything an answer about a place says around its facts, in one query: the jurisdiction, its
-// coverage rows, its authorities for the subjects asked, and the change-feed watermark.
-import type { Queryable } from '../db.ts';
+// coverage rows, its authorities for the subjects asked, the change-feed watermark, and whether
+// a load of the jurisdiction holds the knowledge instant (then the caller settles it).
+import { named, type Queryable } from '../db.ts';
 import type { Times } from './resolve.ts';
 
 export interface Frame {
@@ -8,20 +9,27 @@ export interface Frame {
   coverage: Array<{ layer: string; held: boolean; tier: string; last_retrieved_at: string | null; last_changed_at: string | null; earliest_retained: string | null }>;
   authorities: Array<Record<string, any>>;
   through: number;
+  /** a load of the jurisdiction held the knowledge instant (in flight, or its window holds it) */
+  loadWindow: boolean;
 }
 
 export async function loadFrame(db: Queryable, jurisdictionId: string, subjects: string[], t: Times): Promise<Frame> {
   const { rows } = await db.query(
-    `SELECT (SELECT row_to_json(j) FROM (SELECT id, name, legal_name, fips_key, slug, timezone FROM jurisdiction WHERE id = $1) j) AS jurisdiction,
+    named(
+      'place-frame',
+      `SELECT (SELECT row_to_json(j) FROM (SELECT id, name, legal_name, fips_key, slug, timezone FROM jurisdiction WHERE id = $1) j) AS jurisdiction,
             (SELECT COALESCE(json_agg(c ORDER BY c.layer), '[]') FROM (
                SELECT layer, held, tier, last_retrieved_at, last_changed_at, earliest_retained::text FROM coverage WHERE jurisdiction_id = $1) c) AS coverage,
             (SELECT COALESCE(json_agg(a ORDER BY a.subject), '[]') FROM (
                SELECT a.id, a.subject, a.jurisdiction_id, a.governing_jurisdiction_id, a.basis, a.relationship, a.legal_name, a.agency,
                       a.citation_id, lower(a.valid)::text AS effective_from, upper(a.valid)::text AS effective_through, j.fips_key, j.slug, j.name
-                 FROM authority a JOIN jurisdiction j ON j.id = a.jurisdiction_id
-                WHERE a.jurisdiction_id = $1 AND a.subject = ANY($2::text[]) AND a.valid @> $3::date AND a.known @> $4::timestamptz) a) AS authorities,
-            (SELECT COALESCE(max(seq), 0) FROM change_event WHERE detected_at <= $4::timestamptz) AS through`,
-    [jurisdictionId, subjects, t.asOf, t.knownAsOf],
+                 FROM (SELECT * FROM authority WHERE jurisdiction_id = $1 AND subject = ANY($2::text[]) OFFSET 0) a JOIN jurisdiction j ON j.id = a.jurisdiction_id
+                WHERE a.valid @> $3::date AND a.known @> $4::timestamptz) a) AS authorities,
+            (SELECT COALESCE(max(seq), 0) FROM change_event WHERE detected_at <= $4::timestamptz) AS through,
+            EXISTS (SELECT 1 FROM knowledge_load l WHERE tstzrange(l.detected_at, l.settled_at, '[)') @> $4::timestamptz AND $1 = ANY(l.jurisdiction_ids)) AS load_window`,
+      [jurisdictionId, subjects, t.asOf, t.knownAsOf],
+    ),
   );
-  return { ...rows[0], through: Number(rows[0].through) };
+  const { load_window, ...frame } = rows[0];
+  return { ...frame, through: Number(frame.through), loadWindow: load_window };
 }

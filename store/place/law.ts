@@ -1,7 +1,12 @@
 // What the law says at a location on a date, as known at a time: districts with their shares,
 // authorities, controls, permissions, the rule for unlisted uses, moratoriums. Every query
 // selects facts by both axes: valid @> as_of and known @> known_as_of.
-import type { Queryable } from '../db.ts';
+//
+// Each kind of fact is one SQL fragment over placeholder expressions. The functions below run
+// one alone; lawAt runs them all as one statement (the answer to /rule and /place is one round
+// trip to the database, not seven).
+import { named, type Queryable } from '../db.ts';
+import { type CitationView, CITATION_SQL, citationView } from '../evidence.ts';
 import type { Times } from './resolve.ts';
 
 /** Which source speaks first about a district: the code, then the publisher's list, then a map. */
@@ -18,25 +23,77 @@ export interface Share {
   map_citation_feature: string | null;
 }
 
-/** The districts whose mapped polygons reach the location, with the share of it each covers. */
-export async function districtShares(db: Queryable, jurisdictionId: string, geojson: string, t: Times): Promise<Share[]> {
-  // Shares are ratios of planar areas (within a parcel the degree grid does not distort them);
-  // a district that covers the whole location needs no intersection at all.
-  const { rows } = await db.query(
-    `WITH loc AS (SELECT g, CASE WHEN GeometryType(g) IN ('POLYGON', 'MULTIPOLYGON') THEN ST_Area(g) END AS a,
-                         CASE WHEN GeometryType(g) IN ('POLYGON', 'MULTIPOLYGON') THEN ST_Area(g::geography) END AS m2
-                    FROM ST_GeomFromGeoJSON($2) AS g),
-     hit AS (
-       SELECT a.district_id, a.kind, a.code_raw, a.map_version_id, a.feature_ref,
-              CASE WHEN loc.a IS NULL THEN NULL WHEN ST_Covers(a.geom, loc.g) THEN loc.a ELSE ST_Area(ST_Intersection(a.geom, loc.g)) END AS part,
-              GeometryType(loc.g) = 'POINT' AND ST_Intersects(ST_Boundary(a.geom), loc.g) AS edge
-         FROM district_area a, loc
-        WHERE a.jurisdiction_id = $1 AND a.valid @> $3::date AND a.known @> $4::timestamptz AND ST_Intersects(a.geom, loc.g))
-     SELECT district_id, kind, min(code_raw) AS code, sum(part) / (SELECT a FROM loc) AS share, (SELECT m2 FROM loc) AS total_m2,
-            bool_and(edge) AS edge, min(map_version_id) AS map_version, min(feature_ref) AS feature_ref
-       FROM hit GROUP BY district_id, kind`,
-    [jurisdictionId, geojson, t.asOf, t.knownAsOf],
-  );
+/**
+ * CTEs loc, hit and share: the districts whose mapped polygons reach the location (GeoJSON), with
+ * the share of it each covers, summed over the pieces of their polygons it touches (migration
+ * 011). Shares are ratios of planar areas (within a parcel the degree grid does not distort
+ * them); a piece that covers the whole location needs no intersection.
+ */
+const shareCtes = (j: string, geojson: string, asOf: string, known: string) => `
+  loc AS (SELECT g, CASE WHEN GeometryType(g) IN ('POLYGON', 'MULTIPOLYGON') THEN ST_Area(g) END AS a,
+                 CASE WHEN GeometryType(g) IN ('POLYGON', 'MULTIPOLYGON') THEN ST_Area(g::geography) END AS m2
+            FROM ST_GeomFromGeoJSON(${geojson}::text) AS g WHERE ${geojson}::text IS NOT NULL),
+  hit AS (
+    SELECT a.district_id, a.kind, a.code_raw, a.map_version_id, a.feature_ref,
+           CASE WHEN loc.a IS NULL THEN NULL WHEN ST_Covers(x.geom, loc.g) THEN loc.a ELSE ST_Area(ST_Intersection(x.geom, loc.g)) END AS part,
+           CASE WHEN GeometryType(loc.g) = 'POINT' THEN ST_Intersects(ST_Boundary(a.geom), loc.g) ELSE false END AS edge
+      FROM (SELECT * FROM district_area_piece x WHERE ST_Intersects(x.geom, (SELECT g FROM loc)) OFFSET 0) x
+      CROSS JOIN LATERAL (SELECT * FROM district_area a WHERE a.fact_id = x.fact_id OFFSET 0) a, loc
+     WHERE a.jurisdiction_id = ${j} AND a.valid @> ${asOf}::date AND a.known @> ${known}::timestamptz),
+  share AS (
+    SELECT district_id, kind, min(code_raw) AS code, sum(part) / (SELECT a FROM loc) AS share, (SELECT m2 FROM loc) AS total_m2,
+           bool_and(edge) AS edge, min(map_version_id) AS map_version, min(feature_ref) AS feature_ref
+      FROM hit GROUP BY district_id, kind)`;
+
+const factSql = (ids: string, asOf: string, known: string) => `
+  SELECT DISTINCT ON (d.id) d.id, d.kind, d.code_raw, d.code_normalized, d.local_label, d.type, d.purpose, d.section_ref, d.precedence_rank,
+         d.citation_id, lower(d.valid)::text AS effective_from, d.status, s.kind AS source
+    FROM (SELECT * FROM district WHERE id IN (${ids}) OFFSET 0) d JOIN source s ON s.id = d.source_id
+   WHERE d.valid @> ${asOf}::date AND d.known @> ${known}::timestamptz
+   ORDER BY d.id, ${SOURCE_RANK}`;
+
+const controlSql = (ids: string, asOf: string, known: string, types: string) => `
+  SELECT c.id, c.district_id, c.control_type, c.building_type, c.qualifier, c.min_value::float8 AS min, c.max_value::float8 AS max,
+         c.unit, c.value_text, c.conditions, c.table_ref, c.citation_id, c.status, lower(c.valid)::text AS effective_from
+    FROM (SELECT * FROM control WHERE district_id IN (${ids}) OFFSET 0) c
+   WHERE c.valid @> ${asOf}::date AND c.known @> ${known}::timestamptz
+     AND (${types}::text[] IS NULL OR c.control_type = ANY(${types}::text[]))`;
+const CONTROL_ORDER = 'control_type, building_type NULLS FIRST, qualifier NULLS FIRST';
+
+/** A parent slug covers its children. */
+const permissionSql = (ids: string, asOf: string, known: string, uses: string) => `
+  SELECT p.id, p.district_id, p.use_label_raw, p.use_slug, p.symbol, p.level, p.process, p.conditions, p.table_ref,
+         p.citation_id, p.status, lower(p.valid)::text AS effective_from, u.name AS use_name, u.id AS use_id, p.use_label_normalized
+    FROM (SELECT * FROM permission WHERE district_id IN (${ids}) OFFSET 0) p LEFT JOIN use_term u ON u.slug = p.use_slug
+   WHERE p.valid @> ${asOf}::date AND p.known @> ${known}::timestamptz
+     AND (${uses}::text[] IS NULL OR p.use_slug = ANY(${uses}::text[]) OR EXISTS (SELECT 1 FROM unnest(${uses}::text[]) q WHERE p.use_slug LIKE q || '.%'))`;
+
+const unlistedSql = (j: string, asOf: string, known: string) => `
+  SELECT id, result, process, citation_id, lower(valid)::text AS effective_from
+    FROM (SELECT * FROM unlisted_use_rule WHERE jurisdiction_id = ${j} OFFSET 0) u
+   WHERE valid @> ${asOf}::date AND known @> ${known}::timestamptz LIMIT 1`;
+
+/** Moratoriums of the jurisdiction reaching the location (a town-wide one reaches everywhere). */
+const moratoriumSql = (j: string, geometry: string, asOf: string, known: string) => `
+  SELECT id, title, uses, use_labels, status, ordinance_id, citation_id, lower(valid)::text AS effective_from, upper(valid)::text AS effective_through,
+         area IS NULL AS jurisdiction_wide
+    FROM (SELECT * FROM moratorium WHERE jurisdiction_id = ${j} OFFSET 0) m
+   WHERE valid @> ${asOf}::date AND known @> ${known}::timestamptz
+     AND (area IS NULL OR (${geometry} IS NOT NULL AND ST_Intersects(area, ${geometry})))`;
+
+export interface Share {
+  district_id: string;
+  kind: 'base' | 'overlay';
+  code: string;
+  share: number | null;
+  area_m2: number | null;
+  on_boundary: boolean;
+  map_version: string;
+  map_citation_feature: string | null;
+}
+
+/** Share rows as served: rounded, slivers dropped, base districts first, largest share first. */
+function shapeShares(rows: Array<Record<string, any>>): Share[] {
   return rows
     .map((r) => ({
       district_id: r.district_id,
@@ -50,6 +107,12 @@ export async function districtShares(db: Queryable, jurisdictionId: string, geoj
     }))
     .filter((s) => s.share === null || s.share >= 0.0001)
     .sort((a, b) => (a.kind === b.kind ? (b.share ?? 1) - (a.share ?? 1) || a.code.localeCompare(b.code) : a.kind === 'base' ? -1 : 1));
+}
+
+/** The districts whose mapped polygons reach the location, with the share of it each covers. */
+export async function districtShares(db: Queryable, jurisdictionId: string, geojson: string, t: Times): Promise<Share[]> {
+  const { rows } = await db.query(`WITH ${shareCtes('$1', '$2', '$3', '$4')} SELECT * FROM share`, [jurisdictionId, geojson, t.asOf, t.knownAsOf]);
+  return shapeShares(rows);
 }
 
 export interface DistrictFact {
@@ -71,15 +134,69 @@ export interface DistrictFact {
 /** What the code (or list, or map) says of each district, the most authoritative source first. */
 export async function districtFacts(db: Queryable, ids: string[], t: Times): Promise<Map<string, DistrictFact>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await db.query(
-    `SELECT DISTINCT ON (d.id) d.id, d.kind, d.code_raw, d.code_normalized, d.local_label, d.type, d.purpose, d.section_ref, d.precedence_rank,
-            d.citation_id, lower(d.valid)::text AS effective_from, d.status, s.kind AS source
-       FROM district d JOIN source s ON s.id = d.source_id
-      WHERE d.id = ANY($1::text[]) AND d.valid @> $2::date AND d.known @> $3::timestamptz
-      ORDER BY d.id, ${SOURCE_RANK}`,
-    [ids, t.asOf, t.knownAsOf],
-  );
+  const { rows } = await db.query(factSql('SELECT unnest($1::text[])', '$2', '$3'), [ids, t.asOf, t.knownAsOf]);
   return new Map(rows.map((r) => [r.id, r as DistrictFact]));
+}
+
+export interface LawQuery {
+  jurisdictionId: string;
+  /** the location; null when it is too coarse to place in a district */
+  geojson: string | null;
+  /** read controls, permissions and the unlisted-use rule (the code text is held) */
+  codeText: boolean;
+  moratoria: boolean;
+  controlTypes?: string[];
+  uses?: string[];
+}
+
+type Row = Record<string, any>;
+
+export interface LawAt {
+  shares: Share[];
+  facts: Map<string, DistrictFact>;
+  controls: Row[];
+  permissions: Row[];
+  unlisted: Row | null;
+  moratoria: Row[];
+  citations: Map<string, CitationView>;
+}
+
+/** Everything the law says at the location on the date, with the citations of all of it: one statement. */
+export async function lawAt(db: Queryable, q: LawQuery, t: Times): Promise<LawAt> {
+  const ids = 'SELECT district_id FROM share';
+  const [j, geo, asOf, known] = ['$1', '$2', '$3', '$4'];
+  const { rows } = await db.query(
+    named(
+      'law-at',
+      `WITH ${shareCtes(j, geo, asOf, known)},
+     fact AS (${factSql(ids, asOf, known)}),
+     control AS (${controlSql(ids, asOf, known, '$5')} AND $7::boolean),
+     permission AS (${permissionSql(ids, asOf, known, '$6')} AND $7::boolean),
+     unlisted AS (SELECT * FROM (${unlistedSql(j, asOf, known)}) u WHERE $7::boolean),
+     moratorium AS (${moratoriumSql(j, '(SELECT g FROM loc)', asOf, known)} AND $8::boolean),
+     cited AS (SELECT citation_id AS id FROM fact UNION SELECT citation_id FROM control UNION SELECT citation_id FROM permission
+               UNION SELECT citation_id FROM unlisted UNION SELECT citation_id FROM moratorium),
+     citation AS (${CITATION_SQL('SELECT id FROM cited')})
+     SELECT (SELECT json_agg(x) FROM share x) AS shares,
+            (SELECT json_agg(x) FROM fact x) AS facts,
+            (SELECT json_agg(x ORDER BY ${CONTROL_ORDER}) FROM control x) AS controls,
+            (SELECT json_agg(x ORDER BY use_label_normalized) FROM permission x) AS permissions,
+            (SELECT row_to_json(x) FROM unlisted x) AS unlisted,
+            (SELECT json_agg(x) FROM moratorium x) AS moratoria,
+            (SELECT json_agg(x) FROM citation x) AS citations`,
+      [q.jurisdictionId, q.geojson, t.asOf, t.knownAsOf, q.controlTypes ?? null, q.uses ?? null, q.codeText, q.moratoria],
+    ),
+  );
+  const r = rows[0];
+  return {
+    shares: shapeShares(r.shares ?? []),
+    facts: new Map((r.facts ?? []).map((f: DistrictFact) => [f.id, f])),
+    controls: r.controls ?? [],
+    permissions: r.permissions ?? [],
+    unlisted: r.unlisted ?? null,
+    moratoria: r.moratoria ?? [],
+    citations: new Map((r.citations ?? []).map((c: Row) => [c.id, citationView(c)])),
+  };
 }
 
 export async function authorities(db: Queryable, jurisdictionId: string, subjects: string[], t: Times) {
@@ -97,50 +214,23 @@ export async function authorities(db: Queryable, jurisdictionId: string, subject
 
 export async function controlsFor(db: Queryable, districtIds: string[], t: Times, types?: string[]) {
   if (districtIds.length === 0) return [];
-  const { rows } = await db.query(
-    `SELECT c.id, c.district_id, c.control_type, c.building_type, c.qualifier, c.min_value::float8 AS min, c.max_value::float8 AS max,
-            c.unit, c.value_text, c.conditions, c.table_ref, c.citation_id, c.status, lower(c.valid)::text AS effective_from
-       FROM control c
-      WHERE c.district_id = ANY($1::text[]) AND c.valid @> $2::date AND c.known @> $3::timestamptz
-        AND ($4::text[] IS NULL OR c.control_type = ANY($4::text[]))
-      ORDER BY c.control_type, c.building_type NULLS FIRST, c.qualifier NULLS FIRST`,
-    [districtIds, t.asOf, t.knownAsOf, types ?? null],
-  );
+  const { rows } = await db.query(`${controlSql('SELECT unnest($1::text[])', '$2', '$3', '$4')} ORDER BY ${CONTROL_ORDER}`, [districtIds, t.asOf, t.knownAsOf, types ?? null]);
   return rows;
 }
 
 export async function permissionsFor(db: Queryable, districtIds: string[], t: Times, uses?: string[]) {
   if (districtIds.length === 0) return [];
-  const { rows } = await db.query(
-    `SELECT p.id, p.district_id, p.use_label_raw, p.use_slug, p.symbol, p.level, p.process, p.conditions, p.table_ref,
-            p.citation_id, p.status, lower(p.valid)::text AS effective_from, u.name AS use_name, u.id AS use_id
-       FROM permission p LEFT JOIN use_term u ON u.slug = p.use_slug
-      WHERE p.district_id = ANY($1::text[]) AND p.valid @> $2::date AND p.known @> $3::timestamptz
-        AND ($4::text[] IS NULL OR p.use_slug = ANY($4::text[]) OR EXISTS (SELECT 1 FROM unnest($4::text[]) q WHERE p.use_slug LIKE q || '.%'))
-      ORDER BY p.use_label_normalized`,
-    [districtIds, t.asOf, t.knownAsOf, uses ?? null],
-  );
+  const { rows } = await db.query(`${permissionSql('SELECT unnest($1::text[])', '$2', '$3', '$4')} ORDER BY p.use_label_normalized`, [districtIds, t.asOf, t.knownAsOf, uses ?? null]);
   return rows;
 }
 
 export async function unlistedUseRule(db: Queryable, jurisdictionId: string, t: Times) {
-  const { rows } = await db.query(
-    `SELECT id, result, process, citation_id, lower(valid)::text AS effective_from FROM unlisted_use_rule
-      WHERE jurisdiction_id = $1 AND valid @> $2::date AND known @> $3::timestamptz LIMIT 1`,
-    [jurisdictionId, t.asOf, t.knownAsOf],
-  );
+  const { rows } = await db.query(unlistedSql('$1', '$2', '$3'), [jurisdictionId, t.asOf, t.knownAsOf]);
   return rows[0] ?? null;
 }
 
 export async function moratoriaAt(db: Queryable, jurisdictionId: string, geojson: string | null, t: Times) {
-  const { rows } = await db.query(
-    `SELECT id, title, uses, use_labels, status, ordinance_id, citation_id, lower(valid)::text AS effective_from, upper(valid)::text AS effective_through,
-            area IS NULL AS jurisdiction_wide
-       FROM moratorium
-      WHERE jurisdiction_id = $1 AND valid @> $3::date AND known @> $4::timestamptz
-        AND (area IS NULL OR ($2::text IS NOT NULL AND ST_Intersects(area, ST_GeomFromGeoJSON($2))))`,
-    [jurisdictionId, geojson, t.asOf, t.knownAsOf],
-  );
+  const { rows } = await db.query(moratoriumSql('$1', 'ST_GeomFromGeoJSON($2::text)', '$3', '$4'), [jurisdictionId, geojson, t.asOf, t.knownAsOf]);
   return rows;
 }
 

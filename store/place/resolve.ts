@@ -4,7 +4,7 @@
 import { ApiError, invalid, notFound } from '../../core/errors.ts';
 import { requireId } from '../../core/ids.ts';
 import { normalizeAddress } from '../../ingest/records/address.ts';
-import type { Queryable } from '../db.ts';
+import { named, type Queryable } from '../db.ts';
 
 export type Grain = 'structure' | 'parcel' | 'point' | 'area' | 'street' | 'jurisdiction';
 const GRAIN_RANK: Record<Grain, number> = { structure: 0, parcel: 1, point: 1, area: 1, street: 3, jurisdiction: 4 };
@@ -54,32 +54,34 @@ const MAX_AREA_M2 = 25_000_000; // 25 km²: larger areas belong to extracts
 const MAX_VERTICES = 20_000;
 
 /**
- * The most specific held jurisdiction whose extent covers the geometry's representative point;
- * where a derived extent has gaps (a zoning map stops at the water), a parcel of the jurisdiction
- * that covers the point decides.
+ * Fact ids of the parcel rows (any time) whose polygon covers the point `pt` (SQL): small parcels
+ * by their own polygon, huge ones by their pieces (migration 011). Each probe stands alone, so a
+ * plan made once serves every point.
  */
-async function jurisdictionAt(db: Queryable, geojson: string): Promise<string | null> {
-  const { rows } = await db.query(
-    `WITH pt AS (SELECT ST_PointOnSurface(ST_GeomFromGeoJSON($1)) AS g)
-     SELECT id FROM (
-       (SELECT j.id, CASE j.level WHEN 'cousub' THEN 0 WHEN 'place' THEN 1 WHEN 'county' THEN 2 ELSE 3 END AS rank
-          FROM jurisdiction_piece p JOIN jurisdiction j ON j.id = p.jurisdiction_id, pt WHERE ST_Covers(p.geom, pt.g))
-       UNION ALL
-       (SELECT p.jurisdiction_id, 0 FROM parcel p, pt WHERE ST_Covers(p.geom, pt.g) AND upper_inf(p.known) LIMIT 1)
-     ) x ORDER BY rank LIMIT 1`,
-    [geojson],
-  );
-  return rows[0]?.id ?? null;
-}
+const parcelsCovering = (pt: string) => `(
+  SELECT p.fact_id FROM parcel p WHERE NOT p.subdivided AND ST_Covers(p.geom, ${pt})
+  UNION SELECT x.fact_id FROM parcel_piece x WHERE ST_Covers(x.geom, ${pt}))`;
 
-async function parcelsAt(db: Queryable, jurisdictionId: string, geojson: string, t: Times) {
-  const { rows } = await db.query(
-    `SELECT id, parcel_key FROM parcel
-      WHERE jurisdiction_id = $1 AND valid @> $3::date AND known @> $4::timestamptz AND geom IS NOT NULL
-        AND ST_Covers(geom, ST_GeomFromGeoJSON($2)) ORDER BY parcel_key`,
-    [jurisdictionId, geojson, t.asOf, t.knownAsOf],
-  );
-  return rows as Array<{ id: string; parcel_key: string }>;
+/** The most specific held jurisdiction whose extent covers the point `pt` (SQL), ranked. */
+const jurisdictionsCovering = (pt: string) => `(
+  SELECT j.id, CASE j.level WHEN 'cousub' THEN 0 WHEN 'place' THEN 1 WHEN 'county' THEN 2 ELSE 3 END AS rank
+    FROM jurisdiction_piece jp JOIN jurisdiction j ON j.id = jp.jurisdiction_id WHERE ST_Covers(jp.geom, ${pt}))`;
+
+/**
+ * The jurisdiction at a point and the parcels covering it there on the date, as known then: the
+ * most specific held jurisdiction whose extent covers the point; where a derived extent has gaps
+ * (a zoning map stops at the water), a parcel of the jurisdiction that covers the point decides.
+ */
+const POINT_SQL = (pt: string) => `
+  WITH hit AS (SELECT p.id, p.parcel_key, p.jurisdiction_id, p.geom, p.valid, p.known FROM parcel p WHERE p.fact_id IN ${parcelsCovering(pt)}),
+  j AS (SELECT id FROM (${jurisdictionsCovering(pt)} UNION ALL (SELECT jurisdiction_id, 0 FROM hit WHERE upper_inf(known) LIMIT 1)) x ORDER BY rank LIMIT 1),
+  p AS (SELECT id, parcel_key, ST_AsGeoJSON(geom) AS g FROM hit
+         WHERE jurisdiction_id = (SELECT id FROM j) AND valid @> $3::date AND known @> $4::timestamptz ORDER BY parcel_key LIMIT 2)
+  SELECT j.id, (SELECT json_agg(p) FROM p) AS parcels FROM j`;
+
+async function pointAt(db: Queryable, lon: number, lat: number, t: Times): Promise<{ jurisdiction: string; parcels: Array<{ id: string; parcel_key: string; g: string }> } | null> {
+  const { rows } = await db.query(named('resolve-point', POINT_SQL('ST_SetSRID(ST_MakePoint($1, $2), 4326)'), [lon, lat, t.asOf, t.knownAsOf]));
+  return rows[0] ? { jurisdiction: rows[0].id, parcels: rows[0].parcels ?? [] } : null;
 }
 
 function result(partial: Partial<Resolved> & Pick<Resolved, 'grain' | 'input'>): Resolved {
@@ -87,60 +89,41 @@ function result(partial: Partial<Resolved> & Pick<Resolved, 'grain' | 'input'>):
   return { precision: 'exact', jurisdiction: null, parcels: [], geojson: null, candidates: [], detail: null, grain_requested: 'parcel', ...partial, state };
 }
 
-/** A point: its jurisdiction and the parcel covering it (with the parcel's shape) in one query. */
+/** A point: its jurisdiction and the parcel covering it (with the parcel's shape). */
 async function fromPoint(db: Queryable, p: { lat: number; lon: number }, t: Times): Promise<Resolved> {
-  const geojson = JSON.stringify({ type: 'Point', coordinates: [p.lon, p.lat] });
-  // the point is written out in each condition (not a CTE) so the planner probes the geometry indexes
-  const PT = 'ST_SetSRID(ST_MakePoint($1, $2), 4326)';
-  const { rows } = await db.query({
-    name: 'resolve-point',
-    text: `WITH j AS (SELECT id FROM (
-             (SELECT j.id, CASE j.level WHEN 'cousub' THEN 0 WHEN 'place' THEN 1 WHEN 'county' THEN 2 ELSE 3 END AS rank
-                FROM jurisdiction_piece jp JOIN jurisdiction j ON j.id = jp.jurisdiction_id WHERE ST_Covers(jp.geom, ${PT}))
-             UNION ALL
-             (SELECT p.jurisdiction_id, 0 FROM parcel p WHERE ST_Covers(p.geom, ${PT}) AND upper_inf(p.known) LIMIT 1)) x ORDER BY rank LIMIT 1),
-     -- OFFSET 0 keeps the spatial probe first: the time ranges are filtered on its few rows
-     p AS (SELECT c.id, c.parcel_key, ST_AsGeoJSON(c.geom) AS g FROM (
-             SELECT p.id, p.parcel_key, p.geom, p.valid, p.known FROM parcel p
-              WHERE ST_Covers(p.geom, ${PT}) AND p.jurisdiction_id = (SELECT id FROM j) OFFSET 0) c
-            WHERE c.valid @> $3::date AND c.known @> $4::timestamptz LIMIT 2)
-     SELECT j.id, (SELECT json_agg(p) FROM p) AS parcels FROM j`,
-    values: [p.lon, p.lat, t.asOf, t.knownAsOf],
-  });
-  if (!rows[0]) throw new ApiError('location_unmatched', { field: 'point', detail: `No jurisdiction held covers ${p.lat},${p.lon}. GET /coverage lists what is held.` });
-  const parcels: Array<{ id: string; parcel_key: string; g: string }> = rows[0].parcels ?? [];
+  const at = await pointAt(db, p.lon, p.lat, t);
+  if (!at) throw new ApiError('location_unmatched', { field: 'point', detail: `No jurisdiction held covers ${p.lat},${p.lon}. GET /coverage lists what is held.` });
   const input = `point ${p.lat},${p.lon}`;
   // a point inside one parcel stands for that parcel: its districts are the parcel's, with shares
-  if (parcels.length === 1) {
-    return result({ grain: 'parcel', precision: 'contained', input, jurisdiction: rows[0].id, parcels: [{ id: parcels[0].id, parcel_key: parcels[0].parcel_key }], geojson: parcels[0].g });
+  if (at.parcels.length === 1) {
+    const [only] = at.parcels;
+    return result({ grain: 'parcel', precision: 'contained', input, jurisdiction: at.jurisdiction, parcels: [{ id: only.id, parcel_key: only.parcel_key }], geojson: only.g });
   }
-  return result({ grain: 'point', precision: 'contained', input, jurisdiction: rows[0].id, geojson });
+  return result({ grain: 'point', precision: 'contained', input, jurisdiction: at.jurisdiction, geojson: JSON.stringify({ type: 'Point', coordinates: [p.lon, p.lat] }) });
 }
+
+/** Parcels by id as known then (their latest period), with their shape: one polygon, or the union of several. */
+const PARCELS_SQL = `
+  WITH p AS (SELECT DISTINCT ON (id) id, parcel_key, jurisdiction_id, geom FROM parcel
+              WHERE id = ANY($1::text[]) AND known @> $2::timestamptz ORDER BY id, upper_inf(valid) DESC, lower(valid) DESC),
+  n AS (SELECT count(geom) AS placed FROM p)
+  SELECT (SELECT json_agg(json_build_object('id', id, 'parcel_key', parcel_key, 'jurisdiction_id', jurisdiction_id)) FROM p) AS parcels,
+         CASE WHEN (SELECT placed FROM n) = 1 THEN (SELECT ST_AsGeoJSON(geom) FROM p WHERE geom IS NOT NULL)
+              WHEN (SELECT placed FROM n) > 1 THEN (SELECT ST_AsGeoJSON(ST_Multi(ST_Union(geom))) FROM p) END AS g`;
 
 async function fromParcels(db: Queryable, ids: string[], t: Times): Promise<Resolved> {
   for (const [i, id] of ids.entries()) requireId('parcel', id, `parcel[${i}]`);
-  const { rows } = await db.query(
-    `SELECT DISTINCT ON (id) id, parcel_key, jurisdiction_id, ST_AsGeoJSON(geom) AS g FROM parcel
-      WHERE id = ANY($1::text[]) AND known @> $2::timestamptz ORDER BY id, upper_inf(valid) DESC, lower(valid) DESC`,
-    [ids, t.knownAsOf],
-  );
-  const missing = ids.filter((id) => !rows.some((r) => r.id === id));
+  const { rows } = await db.query(named('resolve-parcels', PARCELS_SQL, [ids, t.knownAsOf]));
+  const found: Array<{ id: string; parcel_key: string; jurisdiction_id: string }> = rows[0].parcels ?? [];
+  const missing = ids.filter((id) => !found.some((r) => r.id === id));
   if (missing.length > 0) throw notFound('parcel', missing.join(', '));
-  const jurisdictions = new Set(rows.map((r) => r.jurisdiction_id));
+  const jurisdictions = new Set(found.map((r) => r.jurisdiction_id));
   if (jurisdictions.size > 1) throw invalid('parcel', 'an assemblage must lie in one jurisdiction');
-  const placed = rows.filter((r) => r.g);
-  if (placed.length === 0) {
-    return result({ grain: 'jurisdiction', input: `parcel ${ids.join(',')}`, jurisdiction: rows[0].jurisdiction_id, parcels: rows.map((r) => ({ id: r.id, parcel_key: r.parcel_key })), detail: 'the publisher’s map has no polygon for this parcel' });
+  const parcels = found.map((r) => ({ id: r.id, parcel_key: r.parcel_key }));
+  if (!rows[0].g) {
+    return result({ grain: 'jurisdiction', input: `parcel ${ids.join(',')}`, jurisdiction: found[0].jurisdiction_id, parcels, detail: 'the publisher’s map has no polygon for this parcel' });
   }
-  const union = await db.query(`SELECT ST_AsGeoJSON(ST_Multi(ST_Union(ST_GeomFromGeoJSON(g)))) AS g FROM unnest($1::text[]) AS g`, [placed.map((r) => r.g)]);
-  return result({
-    grain: 'parcel',
-    precision: ids.length > 1 ? 'union' : 'exact',
-    input: `parcel ${ids.join(',')}`,
-    jurisdiction: rows[0].jurisdiction_id,
-    parcels: rows.map((r) => ({ id: r.id, parcel_key: r.parcel_key })),
-    geojson: union.rows[0].g,
-  });
+  return result({ grain: 'parcel', precision: ids.length > 1 ? 'union' : 'exact', input: `parcel ${ids.join(',')}`, jurisdiction: found[0].jurisdiction_id, parcels, geojson: rows[0].g });
 }
 
 async function fromApn(db: Queryable, apn: string, fips: string | undefined, t: Times): Promise<Resolved> {
@@ -166,9 +149,7 @@ async function fromAddress(db: Queryable, address: string, t: Times): Promise<Re
     return result({ grain: 'street', input: `address ${address}`, jurisdiction: rows.length === 1 ? rows[0].jurisdiction_id : null, detail: 'a street without a house number: no parcel can be named' });
   }
   const exact = await db.query(
-    `SELECT DISTINCT a.parcel_id, a.raw, a.jurisdiction_id FROM address_point a
-      WHERE a.normalized = $1 AND a.parcel_id IS NOT NULL`,
-    [n.normalized],
+    named('resolve-address', 'SELECT DISTINCT a.parcel_id, a.raw, a.jurisdiction_id FROM address_point a WHERE a.normalized = $1 AND a.parcel_id IS NOT NULL', [n.normalized]),
   );
   const ids = [...new Set(exact.rows.map((r) => r.parcel_id as string))];
   if (ids.length === 1) return { ...(await fromParcels(db, ids, t)), input: `address ${address}`, precision: 'normalized_match' };
@@ -206,7 +187,8 @@ async function fromGeometry(db: Queryable, text: string, buffer: number | undefi
      SELECT ST_IsValid(geom) AS valid, ST_IsValidReason(geom) AS reason, ST_NPoints(geom) AS n, GeometryType(geom) AS type,
             ST_AsGeoJSON(CASE WHEN $3::float8 > 0 THEN ST_Buffer(geom::geography, $3::float8)::geometry ELSE geom END) AS g,
             ST_Area((CASE WHEN $3::float8 > 0 THEN ST_Buffer(geom::geography, $3::float8)::geometry ELSE geom END)::geography) AS m2,
-            ST_XMin(geom) >= -180 AND ST_XMax(geom) <= 180 AND ST_YMin(geom) >= -90 AND ST_YMax(geom) <= 90 AS in_range
+            ST_XMin(geom) >= -180 AND ST_XMax(geom) <= 180 AND ST_YMin(geom) >= -90 AND ST_YMax(geom) <= 90 AS in_range,
+            CASE WHEN ST_IsValid(geom) THEN ST_X(ST_PointOnSurface(geom)) END AS rep_lon, CASE WHEN ST_IsValid(geom) THEN ST_Y(ST_PointOnSurface(geom)) END AS rep_lat
        FROM g`,
     [trimmed, isJson, (buffer ?? 0) * METERS[unit]],
   ).catch((err: Error) => {
@@ -218,13 +200,14 @@ async function fromGeometry(db: Queryable, text: string, buffer: number | undefi
   if (!g.valid) throw invalid('geometry', `is not a valid geometry: ${g.reason}`);
   if (g.n > MAX_VERTICES) throw invalid('geometry', `has ${g.n} vertices; at most ${MAX_VERTICES}`);
   if (g.m2 > MAX_AREA_M2) throw invalid('geometry', `covers ${Math.round(g.m2 / 1e6)} km²; at most ${MAX_AREA_M2 / 1e6} km² (use an extract for more)`);
-  const jurisdiction = await jurisdictionAt(db, g.g);
-  if (!jurisdiction) throw new ApiError('location_unmatched', { field: 'geometry', detail: 'No jurisdiction held covers this geometry.' });
+  // the jurisdiction of the geometry's representative point
+  const at = await pointAt(db, g.rep_lon, g.rep_lat, t);
+  if (!at) throw new ApiError('location_unmatched', { field: 'geometry', detail: 'No jurisdiction held covers this geometry.' });
   if (g.type === 'POINT' && !buffer) {
-    const parcels = await parcelsAt(db, jurisdiction, g.g, t);
-    return result({ grain: parcels.length === 1 ? 'parcel' : 'point', precision: 'contained', input: 'geometry', jurisdiction, parcels: parcels.slice(0, 1), geojson: g.g });
+    const parcels = at.parcels.map((x) => ({ id: x.id, parcel_key: x.parcel_key }));
+    return result({ grain: parcels.length === 1 ? 'parcel' : 'point', precision: 'contained', input: 'geometry', jurisdiction: at.jurisdiction, parcels: parcels.slice(0, 1), geojson: g.g });
   }
-  return result({ grain: 'area', input: 'geometry', jurisdiction, geojson: g.g });
+  return result({ grain: 'area', input: 'geometry', jurisdiction: at.jurisdiction, geojson: g.g });
 }
 
 export async function resolveLocation(db: Queryable, input: LocationInput, t: Times): Promise<Resolved> {

@@ -17,6 +17,9 @@ describe('address normalization for matching', () => {
     ['3 Saint James Ave', '3 ST JAMES AVE'],
     ['100 First Street', '100 1ST ST'],
     ['12A Elm Terrace', '12A ELM TER'],
+    // Cambridge's roll writes a lettered number with a hyphen: one number, not a range
+    ['126-C OXFORD ST', '126C OXFORD ST'],
+    ['126C Oxford Street, Cambridge, MA', '126C OXFORD ST'],
   ])('%s → %s', (raw, key) => {
     expect(normalizeAddress(raw).normalized).toBe(key);
   });

@@ -1,0 +1,44 @@
+// The benches' HTTP load: wrk (Debian's package, in C, so the load costs the 2-core machine
+// little of what the server needs), `clients` keep-alive connections on loopback, each sending
+// a random path of the list with the API key, for `seconds`; rate and latency percentiles.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface LoadResult {
+  rate: number; // answers per second
+  p50: number; // ms
+  p99: number; // ms
+  count: number;
+  errors: number; // answers other than 2xx/3xx, and failed requests
+}
+
+const lua = (paths: string[], key: string) => `
+local paths = { ${paths.map((p) => JSON.stringify(p)).join(',\n')} }
+local headers = { ["X-API-Key"] = ${JSON.stringify(key)} }
+init = function(args) math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16)) end
+request = function() return wrk.format("GET", paths[math.random(#paths)], headers) end
+done = function(s, latency, requests)
+  local e = s.errors
+  io.write(string.format('{"count":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,"errors":%d}\\n',
+    s.requests, s.duration, latency:percentile(50), latency:percentile(99), e.connect + e.read + e.write + e.timeout + e.status))
+end
+`;
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+export function httpLoad(opts: { port: number; key: string; paths: string[]; seconds: number; clients: number }): LoadResult {
+  const dir = mkdtempSync(join(tmpdir(), 'landlex-wrk-'));
+  try {
+    const script = join(dir, 'load.lua');
+    writeFileSync(script, lua(opts.paths, opts.key));
+    const r = spawnSync('wrk', ['-t', '2', '-c', String(opts.clients), '-d', `${opts.seconds}s`, '-s', script, `http://127.0.0.1:${opts.port}`], { encoding: 'utf8' });
+    const line = r.stdout?.split('\n').find((l) => l.startsWith('{"count"'));
+    if (r.status !== 0 || !line) throw new Error(`wrk failed: ${r.error?.message ?? ''} ${r.stderr ?? ''} ${r.stdout ?? ''}`);
+    const o = JSON.parse(line) as { count: number; duration_us: number; p50_us: number; p99_us: number; errors: number };
+    return { rate: Math.round(o.count / (o.duration_us / 1e6)), p50: round1(o.p50_us / 1000), p99: round1(o.p99_us / 1000), count: o.count, errors: o.errors };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
