@@ -3,34 +3,29 @@
 // the same run. Prints requests/s, p50 and p99, and the ratio to the bare throughput (goal ≥
 // 0.67, p99 < 25 ms on a 2-core machine).
 //
-// The bare side is the very statements the API ran for 50 of these requests (recorded in-process,
-// values written in), one pgbench script per request, picked at random, run as prepared
-// statements (-M prepared) as the API runs its hot statements, each answer row inserted anew.
+// The bare side is the very statements the API ran for 200 of these requests (recorded
+// in-process with their values), replayed by pgbench as prepared statements with parameters
+// (bench/record.ts), each answer row inserted anew, in sessions with the API pool's own settings
+// (SERVING_OPTIONS). Its one addition: a primary-key read of the request's values per transaction.
 import { spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { orgCreate } from '../bin/org.ts';
-import { createPool } from '../store/db.ts';
+import { createPool, SERVING_OPTIONS } from '../store/db.ts';
 import { ingestedDatabase } from '../test/helpers/pipeline.ts';
-import { recordStatements } from './record.ts';
+import { bareScripts, recordRequests } from './record.ts';
 import { httpLoad, type LoadResult } from './wrk.ts';
 
 const CLIENTS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 
-function pgbench(url: string, scripts: string[]): number {
-  const files = scripts.map((script, i) => {
-    const file = join(tmpdir(), `landlex-bench-${process.pid}-${i}.sql`);
-    // each answer row is a new one, as the API's are
-    writeFileSync(file, script.replace(/INSERT INTO answer \(id, ([^)]*)\) VALUES \('ans_[a-z0-9]+'/g, "INSERT INTO answer (id, $1) VALUES ('ans_' || gen_random_uuid()"));
-    return ['-f', `${file}@1`];
-  });
+/** pgbench over the bare scripts (bench/record.ts) for SECONDS; transactions per second. */
+function pgbench(url: string, scriptArgs: string[]): number {
   const u = new URL(url);
   const r = spawnSync(
     'pgbench',
-    ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), ...files.flat(), '-h', u.hostname, '-p', u.port || '5432', '-U', u.username || 'postgres', u.pathname.slice(1)],
-    { encoding: 'utf8' },
+    ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), ...scriptArgs, '-h', u.hostname, '-p', u.port || '5432', '-U', u.username || 'postgres', u.pathname.slice(1)],
+    { encoding: 'utf8', env: { ...process.env, PGOPTIONS: SERVING_OPTIONS } },
   );
   const m = /tps = ([\d.]+)/.exec(r.stdout);
   if (!m) throw new Error(`pgbench failed: ${r.stderr || r.stdout}`);
@@ -72,10 +67,13 @@ async function main() {
     const results: Array<{ route: string; ours: LoadResult; bare: number }> = [];
     for (const route of ['rule', 'place']) {
       const paths = pathsOf(route);
-      const scripts = await recordStatements(db.url, key, paths.slice(0, 50));
+      const scripts = await bareScripts(pool, await recordRequests(db.url, key, paths.slice(0, 200)), join(tmpdir(), `landlex-bench-${process.pid}-${route}`));
       httpLoad({ port, key, paths, seconds: 3, clients: CLIENTS }); // warm up
-      const bare = pgbench(db.url, scripts);
+      // each side starts with the answers of the one before vacuumed (no autovacuum mid-run)
+      await pool.query('VACUUM ANALYZE answer');
       const ours = httpLoad({ port, key, paths, seconds: SECONDS, clients: CLIENTS });
+      await pool.query('VACUUM ANALYZE answer');
+      const bare = pgbench(db.url, scripts);
       results.push({ route, ours, bare });
     }
     console.log(`bench:api  ${CLIENTS} clients, ${SECONDS} s each, 500 random Cambridge parcel points and 500 assessor addresses`);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { orgCreate } from '../bin/org.ts';
 import { httpLoad } from './wrk.ts';
 import { resolveTimes } from '../core/time.ts';
-import { createPool } from '../store/db.ts';
+import { createPool, SERVING_OPTIONS } from '../store/db.ts';
 import { ingestedDatabase } from '../test/helpers/pipeline.ts';
 import { TILE_LAYERS, type TileLayer, tileSql, tolerance } from '../tiles/layers.ts';
 
@@ -72,7 +72,7 @@ function pgbench(url: string, name: string, script: string): Result {
   const r = spawnSync(
     'pgbench',
     ['-n', '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), '-f', file, '-l', `--log-prefix=${join(work, prefix)}`, '-h', u.hostname, '-p', u.port || '5432', '-U', u.username || 'postgres', u.pathname.slice(1)],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PGOPTIONS: SERVING_OPTIONS } },
   );
   const m = /tps = ([\d.]+)/.exec(r.stdout);
   if (!m) throw new Error(`pgbench failed: ${r.stderr || r.stdout}`);

@@ -18,19 +18,21 @@ export interface PoolOptions {
   serving?: boolean;
 }
 
+/**
+ * Session settings of an answering pool: parallel workers cost more to start than these short
+ * queries take; commits of answers, usage and leases need not wait for the WAL flush (a crash
+ * loses at most the last moment of them, never a committed fact: loads run in other processes
+ * with their own pools). Benches give their bare-SQL baselines the same settings.
+ */
+export const SERVING_OPTIONS = '-c max_parallel_workers_per_gather=0 -c synchronous_commit=off';
+
 export function createPool(url: string, opts: PoolOptions = {}): Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.max ?? 10,
     application_name: opts.applicationName ?? 'landlex',
     statement_timeout: opts.statementTimeoutMs,
-    // Serving: parallel workers cost more to start than these short queries take; commits of
-    // answers, usage and leases need not wait for the WAL flush (a crash loses at most the last
-    // moment of them, never a committed fact: loads run in other processes with their own pools).
-    // Named statements (the hot paths: see `named`) are planned once per connection and reused;
-    // their SQL fences each index probe (OFFSET 0) so the one plan is right for every value.
-    // Unnamed statements are planned for their values each time, as usual.
-    options: opts.serving ? '-c max_parallel_workers_per_gather=0 -c synchronous_commit=off -c plan_cache_mode=force_generic_plan' : undefined,
+    options: opts.serving ? SERVING_OPTIONS : undefined,
   });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => {});
@@ -39,8 +41,9 @@ export function createPool(url: string, opts: PoolOptions = {}): Pool {
 
 /**
  * A statement prepared once per connection under a name and then only executed: for the hot
- * paths, where planning would cost more than running. Its SQL must not depend on values in ways
- * a plan made without them gets wrong: each index probe fenced in its own subquery (OFFSET 0).
+ * paths, where parsing and planning would cost as much as running. After a few executions
+ * PostgreSQL keeps one generic plan when it costs no more than the custom ones, so the SQL keeps
+ * each index probe fenced in its own subquery (OFFSET 0): that plan is right for every value.
  */
 export function named(name: string, text: string, values: unknown[]): pg.QueryConfig {
   return { name, text, values };
