@@ -13,7 +13,6 @@ import type { Req, Route } from './route.ts';
 import type { Router } from './router.ts';
 import type { Services } from './services.ts';
 import { selectFields } from './fields.ts';
-import { saveAnswer } from '../store/answers.ts';
 
 async function authenticate(ctx: Koa.Context, route: Route, services: Services): Promise<Actor | null> {
   for (const name of Object.keys(ctx.query)) {
@@ -114,7 +113,7 @@ export function dispatcher(router: Router, services: Services): Koa.Middleware {
       if (answer.answerId && actor && ctx.status !== 204) {
         // serialized once: the text kept for replay is the text served
         const text = JSON.stringify(rendered);
-        await saveAnswer(services.pool, { id: answer.answerId, organizationId: actor.organizationId, path: ctx.path, request: { path: ctx.path, query: ctx.querystring }, body: text });
+        await services.answers.save({ id: answer.answerId, organizationId: actor.organizationId, path: ctx.path, request: { path: ctx.path, query: ctx.querystring }, body: text });
         ctx.type = 'application/json';
         ctx.body = text;
         return;

@@ -13,6 +13,7 @@ import type { Services } from './services.ts';
 import { ChangeHub } from './changes/hub.ts';
 import { CredentialCache, KEY_CHANGED_CHANNEL } from './auth.ts';
 import { PgListener } from '../store/listen.ts';
+import { AnswerWriter } from '../store/answers.ts';
 import type { Route } from './route.ts';
 
 export interface RunningServer {
@@ -34,7 +35,7 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   const meter = createMeter(pool, { leaseBlock: config.creditLeaseBlock, log, listen });
   const outbox = startOutbox(pool, config, log);
   const changes = new ChangeHub(listen);
-  const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, listen, credentials, startedAt: new Date() };
+  const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, listen, credentials, answers: new AnswerWriter(pool), startedAt: new Date() };
   const app = makeApp(services, opts.routes);
   const server = createServer(app.callback());
   // idle connections outlive the client's idea of them (clients and load balancers close first),

@@ -6,6 +6,7 @@ import type { Meter } from './metering/types.ts';
 import type { ChangeHub } from './changes/hub.ts';
 import type { CredentialCache } from './auth.ts';
 import type { PgListener } from '../store/listen.ts';
+import type { AnswerWriter } from '../store/answers.ts';
 
 export interface Mailer {
   /** Wake the outbox dispatcher (mail was just enqueued in a committed transaction). */
@@ -25,6 +26,8 @@ export interface Services {
   listen: PgListener;
   /** API keys recently looked up (dropped when a key changes) */
   credentials: CredentialCache;
+  /** answers kept for replay, written together when they come together */
+  answers: AnswerWriter;
   /** process start, for /health */
   startedAt: Date;
 }

@@ -73,9 +73,21 @@ function base32(bytes: Uint8Array, length: number): string {
   return out;
 }
 
+// Random bytes drawn a page at a time (one call to the generator per 315 ids), each byte used once.
+let page = Buffer.alloc(0);
+let used = 0;
+function random(n: number): Buffer {
+  if (used + n > page.length) {
+    page = randomBytes(4096);
+    used = 0;
+  }
+  used += n;
+  return page.subarray(used - n, used);
+}
+
 /** A random id for a created resource: 20 base32 characters (100 bits). */
 export function newId(kind: IdKind): string {
-  return `${PREFIXES[kind]}_${base32(randomBytes(13), 20)}`;
+  return `${PREFIXES[kind]}_${base32(random(13), 20)}`;
 }
 
 /** A stable id from a natural key: the same key always gives the same id. */

@@ -7,7 +7,8 @@ import type { Grain } from '../../store/place/resolve.ts';
 export const TOKEN_HOURS = 24;
 
 export interface TokenPayload {
-  geojson: string;
+  /** the shape, when the location is not whole parcels (those are read again by id) */
+  geojson: string | null;
   parcels: string[];
   jurisdiction: string | null;
   grain: Grain;

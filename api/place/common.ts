@@ -124,7 +124,7 @@ export async function placeContextFor(services: Services, p: Record<string, any>
   }
   const token =
     resolved.geojson && resolved.state === 'resolved'
-      ? issueToken(services.secret, { geojson: resolved.geojson, parcels: resolved.parcels.map((x) => x.id), jurisdiction: resolved.jurisdiction, grain: resolved.grain, input: resolved.input })
+      ? issueToken(services.secret, { geojson: resolved.parcels.length && resolved.grain === 'parcel' ? null : resolved.geojson, parcels: resolved.parcels.map((x) => x.id), jurisdiction: resolved.jurisdiction, grain: resolved.grain, input: resolved.input })
       : null;
   return { frame, resolved, times: pointTimes(t.asOf, t.knownAsOf), asOf: t.asOf, knownAsOf: t.knownAsOf, jurisdiction, token, settled };
 }

@@ -19,7 +19,7 @@ export interface LocationInput {
   apn?: string;
   fips?: string;
   plss?: string;
-  token?: { geojson: string; parcels: string[]; jurisdiction: string | null; grain: Grain; input: string };
+  token?: { geojson: string | null; parcels: string[]; jurisdiction: string | null; grain: Grain; input: string };
 }
 
 export interface Candidate {
@@ -217,6 +217,8 @@ export async function resolveLocation(db: Queryable, input: LocationInput, t: Ti
   if (input.buffer !== undefined && !input.point && !input.geometry) throw invalid('buffer', 'buffer applies to a point or a geometry');
   if (input.token) {
     const tk = input.token;
+    // whole parcels travel by id: their shape is read again
+    if (!tk.geojson && tk.parcels.length) return { ...(await fromParcels(db, tk.parcels, t)), input: tk.input };
     return result({ grain: tk.grain, input: tk.input, jurisdiction: tk.jurisdiction, parcels: tk.parcels.map((id) => ({ id, parcel_key: '' })), geojson: tk.geojson, precision: 'exact' });
   }
   if (input.point && input.buffer) {

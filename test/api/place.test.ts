@@ -32,6 +32,9 @@ describe('GET /place', () => {
     // the token stands for the same place
     const again = await call(server, 'GET', `/place?location_token=${r.body.resolution.location_token}&include=assignment`, { key });
     expect(again.body.item.assignment).toEqual(r.body.item.assignment);
+    expect(again.body.resolution).toMatchObject({ grain: 'parcel', parcel: r.body.resolution.parcel, parcel_key: '127-123' });
+    // a whole parcel travels by id, not by its polygon
+    expect(r.body.resolution.location_token.length).toBeLessThan(400);
   });
 
   test('a point outside every held jurisdiction is refused; two locations at once are refused', async () => {
