@@ -168,7 +168,7 @@ async function maps(summary: string[]) {
     const { api_key: key } = await orgCreate(pool, { name: 'bench', credits: 10_000_000 });
     const port = 19_000 + (process.pid % 1000);
     server = spawn(process.execPath, ['--import', 'tsx', 'bin/cli.ts', 'serve', '--port', String(port)], {
-      env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'error', RATE_LIMIT_PER_SECOND: '1000000', DB_POOL_SIZE: String(CLIENTS) },
+      env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'error', RATE_LIMIT_PER_SECOND: '1000000' },
       stdio: 'inherit',
     });
     await waitFor(port);

@@ -1,5 +1,13 @@
 // Configuration from the environment, validated once at start. Every bad value is reported
 // with its variable name and what is accepted, all at once, before anything starts.
+import { availableParallelism } from 'node:os';
+
+/**
+ * Connections per process: about two per core keeps PostgreSQL's backends busy without crowding
+ * each other off the cores (measured: on 2 cores, 16 connections answered 25% fewer calls than 4
+ * to 8); more calls than connections wait in the process, cheaply.
+ */
+const DEFAULT_POOL = 2 * availableParallelism() + 2;
 
 export interface Config {
   databaseUrl: string;
@@ -56,7 +64,7 @@ export const VARIABLES: Array<{ name: string; default: string; meaning: string }
   { name: 'BODY_LIMIT_BYTES', default: '1048576', meaning: 'largest request body accepted (413 above)' },
   { name: 'SESSION_TTL_SECONDS', default: '43200', meaning: 'lifetime of a console session' },
   { name: 'STATEMENT_TIMEOUT_MS', default: '5000', meaning: 'PostgreSQL statement timeout for API queries' },
-  { name: 'DB_POOL_SIZE', default: '10', meaning: 'connections per process' },
+  { name: 'DB_POOL_SIZE', default: String(DEFAULT_POOL), meaning: 'connections per process (default: twice the cores, plus two)' },
 ];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -129,7 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     sessionTtlSeconds: int('SESSION_TTL_SECONDS', 43_200, 60, 31_536_000),
     statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 5000, 100, 3_600_000),
-    dbPoolSize: int('DB_POOL_SIZE', 10, 1, 500),
+    dbPoolSize: int('DB_POOL_SIZE', DEFAULT_POOL, 1, 500),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
