@@ -14,6 +14,7 @@ import { ChangeHub } from './changes/hub.ts';
 import { CredentialCache, KEY_CHANGED_CHANNEL } from './auth.ts';
 import { PgListener } from '../store/listen.ts';
 import { AnswerWriter } from '../store/answers.ts';
+import { FrameCache, KNOWLEDGE_CHANNEL } from '../store/place/frame.ts';
 import type { Route } from './route.ts';
 
 export interface RunningServer {
@@ -32,10 +33,13 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   const credentials = new CredentialCache();
   await listen.on(KEY_CHANGED_CHANNEL, (keyId) => credentials.drop(keyId));
   listen.onReconnect(() => credentials.clear());
+  const frames = new FrameCache();
+  await listen.on(KNOWLEDGE_CHANNEL, () => frames.clear());
+  listen.onReconnect(() => frames.clear());
   const meter = createMeter(pool, { leaseBlock: config.creditLeaseBlock, log, listen });
   const outbox = startOutbox(pool, config, log);
   const changes = new ChangeHub(listen);
-  const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, listen, credentials, answers: new AnswerWriter(pool), startedAt: new Date() };
+  const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, listen, credentials, answers: new AnswerWriter(pool), frames, startedAt: new Date() };
   const app = makeApp(services, opts.routes);
   const server = createServer(app.callback());
   // idle connections outlive the client's idea of them (clients and load balancers close first),

@@ -7,6 +7,7 @@ import type { ChangeHub } from './changes/hub.ts';
 import type { CredentialCache } from './auth.ts';
 import type { PgListener } from '../store/listen.ts';
 import type { AnswerWriter } from '../store/answers.ts';
+import type { FrameCache } from '../store/place/frame.ts';
 
 export interface Mailer {
   /** Wake the outbox dispatcher (mail was just enqueued in a committed transaction). */
@@ -28,6 +29,8 @@ export interface Services {
   credentials: CredentialCache;
   /** answers kept for replay, written together when they come together */
   answers: AnswerWriter;
+  /** what place answers say around their facts, as known now (dropped when knowledge changes) */
+  frames: FrameCache;
   /** process start, for /health */
   startedAt: Date;
 }

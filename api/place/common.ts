@@ -97,11 +97,13 @@ export async function placeContextFor(services: Services, p: Record<string, any>
   let jurisdiction: JurisdictionRef | null = null;
   let frame: Frame | null = null;
   let settled: SettledKnown | null = null;
+  // as known now, the frame may come from the process's cache (dropped when knowledge changes)
+  const frameAt = (id: string) => (t.knownAsOf.basis === 'default' ? services.frames.get(db, id, subjects, pointTimes(t.asOf, t.knownAsOf)) : loadFrame(db, id, subjects, pointTimes(t.asOf, t.knownAsOf)));
   if (resolved.jurisdiction) {
-    frame = await loadFrame(db, resolved.jurisdiction, subjects, pointTimes(t.asOf, t.knownAsOf));
+    frame = await frameAt(resolved.jurisdiction);
     if (frame.jurisdiction.timezone !== 'America/New_York') {
       t = resolveTimes(p, frame.jurisdiction.timezone);
-      frame = await loadFrame(db, resolved.jurisdiction, subjects, pointTimes(t.asOf, t.knownAsOf));
+      frame = await frameAt(resolved.jurisdiction);
     }
     if (frame.loadWindow) {
       const s = await settleKnown(db, t.knownAsOf, [resolved.jurisdiction]);

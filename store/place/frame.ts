@@ -33,3 +33,40 @@ export async function loadFrame(db: Queryable, jurisdictionId: string, subjects:
   const { load_window, ...frame } = rows[0];
   return { ...frame, through: Number(frame.through), loadWindow: load_window };
 }
+
+export const KNOWLEDGE_CHANNEL = 'landlex_knowledge';
+
+/**
+ * Frames as known now, kept per (jurisdiction, subjects, as_of date) until a change of knowledge
+ * is announced (migration 013) or a minute passes. Only frames asked as known now are kept, and
+ * never one a load is writing. A frame read while a change was announced is not kept: the
+ * generation it was read in has passed.
+ */
+export class FrameCache {
+  private entries = new Map<string, { frame: Frame; until: number }>();
+  private generation = 0;
+
+  constructor(
+    private ttlMs = 60_000,
+    private max = 5_000,
+  ) {}
+
+  /** Forget everything (knowledge changed, or a notice may have been missed). */
+  clear() {
+    this.generation++;
+    this.entries.clear();
+  }
+
+  async get(db: Queryable, jurisdictionId: string, subjects: string[], t: Times): Promise<Frame> {
+    const key = `${jurisdictionId}|${subjects.join(',')}|${t.asOf}`;
+    const hit = this.entries.get(key);
+    if (hit && hit.until > Date.now()) return hit.frame;
+    const generation = this.generation;
+    const frame = await loadFrame(db, jurisdictionId, subjects, t);
+    if (!frame.loadWindow && generation === this.generation) {
+      if (this.entries.size >= this.max) this.entries.clear();
+      this.entries.set(key, { frame, until: Date.now() + this.ttlMs });
+    }
+    return frame;
+  }
+}

@@ -58,6 +58,14 @@ describe('replay and both time axes', () => {
     expect(codes(JSON.parse(replay.text).item)).toEqual(['R-2']);
   });
 
+  test('what an answer says around its facts is read again once v2 is known (no process keeps it past a load)', async () => {
+    const after = await get(`/rule?parcel=${parcel['4-15']}&as_of=2026-06-01&include=moratorium`);
+    const latest = (await h.pool.query('SELECT max(seq)::int AS seq FROM change_event')).rows[0].seq;
+    expect(JSON.parse(before.text).meta.answer_through).toBeLessThan(latest);
+    expect(after.body.meta.answer_through).toBe(latest);
+    expect(codes(after.body.item)).toEqual(['VC']);
+  });
+
   test('the same question as known between the ingests gives the same item after v2', async () => {
     const then = await get(`/rule?parcel=${parcel['4-15']}&as_of=2026-06-01&include=moratorium&known_as_of=2026-03-20`);
     expect(then.status).toBe(200);
