@@ -9,7 +9,9 @@ export interface TileLayer {
   fields: Record<string, 'String' | 'Number' | 'Boolean'>;
   /** map_version.layer whose versions key the ETag (null: keyed by coverage updates) */
   versionLayer: 'district' | 'overlay' | 'parcel' | 'future_land_use' | null;
-  /** SQL of the features: $1..$3 tile z/x/y envelope given as `env`, $4 valid date, $5 known instant, $6 simplify tolerance (m) */
+  /** SQL of the features: $1..$3 tile z/x/y envelope given as `env`, $4 valid date, $5 known instant, $6 simplify tolerance (m).
+   * The spatial probe stands alone (OFFSET 0) so that a plan made once, without the values, still
+   * reads the tile's rows by the geometry index rather than every row in force. */
   sql: string;
 }
 
@@ -21,8 +23,8 @@ const areaLayer = (kind: 'base' | 'overlay' | 'future_land_use') => `
   SELECT a.id, a.district_id AS district, a.code_raw AS code, ${label} AS label, a.map_version_id AS map_version,
          '#' || substr(md5(a.code_raw), 1, 6) AS color,
          ST_Simplify(ST_Transform(a.geom, 3857), $6::float8, true) AS g
-    FROM district_area a
-   WHERE a.kind = '${kind}' AND a.valid @> $4::date AND a.known @> $5::timestamptz AND a.geom && ST_Transform(env, 4326)`;
+    FROM (SELECT * FROM district_area a WHERE a.geom && ST_Transform(env, 4326) OFFSET 0) a
+   WHERE a.kind = '${kind}' AND a.valid @> $4::date AND a.known @> $5::timestamptz`;
 
 export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
   district: {
@@ -62,8 +64,8 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
     sql: `
   SELECT p.id, p.parcel_key, round(p.area_m2 * 10.763910417) AS area_sq_ft, p.map_version_id AS map_version,
          ST_Simplify(ST_Transform(p.geom, 3857), $6::float8, true) AS g
-    FROM parcel p
-   WHERE p.geom IS NOT NULL AND p.valid @> $4::date AND p.known @> $5::timestamptz AND p.geom && ST_Transform(env, 4326)`,
+    FROM (SELECT * FROM parcel p WHERE p.geom && ST_Transform(env, 4326) OFFSET 0) p
+   WHERE p.valid @> $4::date AND p.known @> $5::timestamptz`,
   },
   coverage: {
     id: 'coverage',
@@ -87,13 +89,38 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
   },
 };
 
-/** The SQL of one tile: features clipped to the tile in its own coordinates, as one MVT. */
-export function tileSql(layer: TileLayer): string {
+/** The SQL of one tile: features clipped to the tile in its own coordinates, as one MVT (and, asked, its key). */
+export function tileSql(layer: TileLayer, withKey = false): string {
   return `
 WITH bounds AS (SELECT ST_TileEnvelope($1, $2, $3) AS env),
 feat AS (SELECT f.* FROM bounds, LATERAL (${layer.sql}) f),
 mvt AS (SELECT ST_AsMVTGeom(feat.g, bounds.env, 4096, 64, true) AS geom, ${Object.keys(layer.fields).map((f) => `feat.${f}`).join(', ')} FROM feat, bounds)
-SELECT ST_AsMVT(mvt, '${layer.id}', 4096, 'geom') AS tile, count(*)::int AS features FROM mvt WHERE mvt.geom IS NOT NULL`;
+SELECT ST_AsMVT(mvt, '${layer.id}', 4096, 'geom') AS tile, count(*)::int AS features${withKey ? `, (SELECT ${tileKeySql(layer)} FROM bounds) AS key` : ''}
+  FROM mvt WHERE mvt.geom IS NOT NULL`;
+}
+
+/** Last change of a fact (learnt, or retracted) known at $5: what two instants with the same one both knew. */
+const lastChange = (t: string, known: string) => `max(GREATEST(lower(${t}.known), CASE WHEN upper(${t}.known) <= ${known}::timestamptz THEN upper(${t}.known) END))`;
+
+/**
+ * SQL (over `bounds`; `known` is the knowledge instant's placeholder) of what a tile's content hangs on besides
+ * its date: the last change known at $5 among the layer's map versions whose extent (migration
+ * 014) touches the tile (every load that changes a feature records one, and a version's extent
+ * covers what the versions before it held), and, where features carry district labels, the last
+ * change of those jurisdictions' district facts. Two knowledge instants with the same key see
+ * the same rows in the tile; an index probe on a small table decides it (docs/decisions.md, Maps).
+ */
+/** The key alone ($1..$3 the tile, $4 the knowledge instant): for revalidation and empty zooms. */
+export const tileKeyOnlySql = (layer: TileLayer) => `WITH bounds AS (SELECT ST_TileEnvelope($1, $2, $3) AS env) SELECT ${tileKeySql(layer, '$4')} AS key FROM bounds`;
+
+export function tileKeySql(layer: TileLayer, known = '$5'): string {
+  if (!layer.versionLayer) return `(SELECT COALESCE(max(updated_at), 'epoch')::text FROM coverage WHERE updated_at <= ${known}::timestamptz)`;
+  const touching = `map_version m WHERE m.layer = '${layer.versionLayer}' AND m.extent && ST_Transform(bounds.env, 4326) AND lower(m.known) <= ${known}::timestamptz`;
+  const labels =
+    layer.versionLayer === 'parcel'
+      ? ''
+      : ` || '|' || COALESCE((SELECT ${lastChange('d', known)} FROM district d WHERE d.jurisdiction_id IN (SELECT m.jurisdiction_id FROM ${touching}) AND lower(d.known) <= ${known}::timestamptz)::text, 'epoch')`;
+  return `(COALESCE((SELECT ${lastChange('m', known)} FROM ${touching})::text, 'epoch')${labels})`;
 }
 
 /** Metres per pixel at a zoom (4096-unit tiles): the simplification that cannot be seen. */

@@ -4,11 +4,11 @@
 import { createHash } from 'node:crypto';
 import { ApiError, invalid } from '../core/errors.ts';
 import { resolveTimes, type TimeValue } from '../core/time.ts';
-import type { Queryable } from '../store/db.ts';
+import { named, type Queryable } from '../store/db.ts';
 import { timeParams } from '../api/collection/index.ts';
 import { parseBbox } from '../api/routes/parcels.ts';
 import { defineRoutes, type Req } from '../api/route.ts';
-import { mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileSql, tolerance } from './layers.ts';
+import { mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileSql, tolerance } from './layers.ts';
 
 const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
 const MAP_LAYERS = ['district', 'overlay', 'future_land_use', 'parcel'] as const;
@@ -47,31 +47,6 @@ async function versionsKey(db: Queryable, layer: TileLayer, asOf: string, knownA
     `SELECT COALESCE(string_agg(m.id, ',' ORDER BY m.id), '') AS k FROM ${mapVersionsKnownAt('$3')}
       WHERE m.layer = $1 AND ${mapVersionInForce('$3', '$2', '$2')}`,
     [layer.versionLayer, asOf, knownAsOf],
-  );
-  return rows[0].k;
-}
-
-/**
- * What a tile's ETag stands for, in one statement: the layer's map versions in force at as_of as
- * known then in the jurisdictions whose rows touch the tile, and the last change of knowledge (a row of the layer learnt or retracted) at or
- * before known_as_of among the rows that touch the tile. With as_of, the second fixes what the
- * tile holds: two known_as_of instants with the same last change see the same rows, so a tile
- * asked as known before a map (or before anything was held) never shares an ETag with one that
- * holds other rows (docs/decisions.md, Maps).
- */
-async function tileKey(db: Queryable, layer: TileLayer, z: number, x: number, y: number, asOf: string, knownAsOf: string): Promise<string> {
-  if (!layer.versionLayer) return versionsKey(db, layer, asOf, knownAsOf);
-  const table = layer.id === 'parcel' ? 'parcel' : 'district_area';
-  const kind = layer.id === 'parcel' ? '' : `AND kind = '${layer.id === 'district' ? 'base' : layer.id}'`;
-  const { rows } = await db.query(
-    `WITH touching AS (
-       SELECT jurisdiction_id, known FROM ${table}
-        WHERE geom && ST_Transform(ST_TileEnvelope($1, $2, $3), 4326) AND lower(known) <= $6::timestamptz ${kind})
-     SELECT (SELECT COALESCE(string_agg(m.id, ',' ORDER BY m.id), '') FROM ${mapVersionsKnownAt('$6')}
-              WHERE m.layer = $4 AND m.jurisdiction_id IN (SELECT jurisdiction_id FROM touching) AND ${mapVersionInForce('$6', '$5', '$5')})
-            || '|' ||
-            (SELECT COALESCE(max(GREATEST(lower(known), CASE WHEN upper(known) <= $6::timestamptz THEN upper(known) END)), 'epoch')::text FROM touching) AS k`,
-    [z, x, y, layer.versionLayer, asOf, knownAsOf],
   );
   return rows[0].k;
 }
@@ -210,12 +185,24 @@ export const tileRoutes = defineRoutes([
       const t = pointInTime(req);
       if (t.requested.asOf.kind === 'interval') throw invalid('as_of', 'a tile shows one date; give a date, not an interval');
       const db = req.services.pool;
-      const etag = `"${createHash('sha256').update([layer.id, z, x, y, t.asOf, await tileKey(db, layer, z, x, y, t.asOf, t.knownAsOf)].join('|')).digest('base64url').slice(0, 27)}"`;
-      const cache = { ETag: etag, 'Cache-Control': req.params.as_of || req.params.known_as_of ? 'private, max-age=86400' : 'private, max-age=300', Vary: 'X-API-Key, Authorization' };
-      if (req.ctx.get('if-none-match') === etag) return { status: 304, body: null, headers: cache };
-      if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
-      const { rows } = await db.query(tileSql(layer), [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]);
-      if (!rows[0] || rows[0].features === 0) return { status: 204, body: null, headers: cache };
+      // The ETag: the tile, its date, and what its rows hang on as known then (tileKeySql). A
+      // client revalidating, or a zoom the layer does not draw, needs the key alone; otherwise
+      // the key comes with the tile, in one statement.
+      const cacheFor = (key: string) => ({
+        ETag: `"${createHash('sha256').update([layer.id, z, x, y, t.asOf, key].join('|')).digest('base64url').slice(0, 27)}"`,
+        'Cache-Control': req.params.as_of || req.params.known_as_of ? 'private, max-age=86400' : 'private, max-age=300',
+        Vary: 'X-API-Key, Authorization',
+      });
+      const keyOnly = async () => cacheFor((await db.query(named(`tile-key-${layer.id}`, tileKeyOnlySql(layer), [z, x, y, t.knownAsOf]))).rows[0].key);
+      const revalidating = req.ctx.get('if-none-match');
+      if (revalidating || z < layer.minzoom || z > layer.maxzoom) {
+        const cache = await keyOnly();
+        if (revalidating === cache.ETag) return { status: 304, body: null, headers: cache };
+        if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
+      }
+      const { rows } = await db.query(named(`tile-${layer.id}`, tileSql(layer, true), [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]));
+      const cache = cacheFor(rows[0].key);
+      if (rows[0].features === 0) return { status: 204, body: null, headers: cache };
       return { body: rows[0].tile as Buffer, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };
     },
   },

@@ -31,3 +31,18 @@ export async function recordMapVersion(ctx: LoadContext, layer: 'district' | 'ov
   );
   return id;
 }
+
+/**
+ * The version's extent (migration 014): the box of the source's features held now, grown by the
+ * box of the versions before it. Run once the layer's facts are applied.
+ */
+export async function recordMapExtent(ctx: LoadContext, mapVersionId: string, table: 'parcel' | 'district_area'): Promise<void> {
+  await ctx.client.query(
+    `UPDATE map_version m SET extent = ST_Envelope(ST_Collect(ARRAY[
+        (SELECT ST_Extent(t.geom)::geometry FROM ${table} t WHERE t.jurisdiction_id = $2 AND t.source_id = $3 AND upper_inf(t.known)),
+        (SELECT ST_Extent(p.extent)::geometry FROM map_version p
+          WHERE p.jurisdiction_id = m.jurisdiction_id AND p.layer = m.layer AND p.document_id IS NOT DISTINCT FROM m.document_id AND p.id <> m.id AND lower(p.known) <= lower(m.known))]))
+      WHERE m.id = $1`,
+    [mapVersionId, ctx.jurisdictionId, ctx.source.id],
+  );
+}

@@ -13,7 +13,7 @@ import { Geometry } from '../copy.ts';
 import { saveVersionText } from '../documents.ts';
 import type { LoadContext, Loader, LoadResult } from './context.ts';
 import { applyDistricts, districtIdFor } from './districts.ts';
-import { recordMapVersion } from './map-version.ts';
+import { recordMapExtent, recordMapVersion } from './map-version.ts';
 import { cutPieces } from './pieces.ts';
 import { effectiveOf, matchOrdinance, newlyAdopted, type OrdinanceRef } from './effective.ts';
 
@@ -98,6 +98,7 @@ export function mapLoader(kind: 'base' | 'overlay'): Loader {
       { now: ctx.now, removeMissing: true, removedOn: ctx.effectiveFrom, removedOnFor: dating.removedOn },
     );
     await cutPieces(ctx, 'district_area', 64);
+    await recordMapExtent(ctx, mapVersionId, 'district_area');
     ctx.beat({ loaded: areas.length });
 
     const report = await mismatchReport(ctx, kind, [...named.keys()]);

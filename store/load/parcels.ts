@@ -9,7 +9,7 @@ import { type LayerSummary, readFeatures } from '../../ingest/layers.ts';
 import { applyStaged, createStage, type FactSpec } from '../bitemporal.ts';
 import { copyRows, Geometry } from '../copy.ts';
 import type { LoadContext, Loader } from './context.ts';
-import { recordMapVersion } from './map-version.ts';
+import { recordMapExtent, recordMapVersion } from './map-version.ts';
 import { cutPieces } from './pieces.ts';
 
 /** Parcels with more vertices than this are also kept as pieces of at most this many (migration 011). */
@@ -86,6 +86,7 @@ export const loadParcels: Loader = async (ctx: LoadContext) => {
   const parcels = merged.rowCount ?? 0;
   const delta = await applyStaged(ctx.client, spec, stage, { now: ctx.now, removeMissing: true, removedOn: ctx.effectiveFrom, countOnly: true });
   await cutPieces(ctx, 'parcel', PIECE_VERTICES, 't.subdivided');
+  await recordMapExtent(ctx, mapVersionId, 'parcel');
   await ctx.client.query('DROP TABLE raw_parcel');
   ctx.beat({ loaded: parcels });
   return {
