@@ -115,8 +115,16 @@ function formatter(kind: 'date' | 'parts', tz: string): Intl.DateTimeFormat {
   return f;
 }
 
+// The last date asked per timezone, by the minute (a local date changes only on a minute boundary).
+const lastDate = new Map<string, { minute: number; date: string }>();
+
 export function localDate(instant: Date, tz: string): string {
-  return formatter('date', tz).format(instant);
+  const minute = Math.floor(instant.getTime() / 60_000);
+  const last = lastDate.get(tz);
+  if (last?.minute === minute) return last.date;
+  const date = formatter('date', tz).format(instant);
+  lastDate.set(tz, { minute, date });
+  return date;
 }
 
 function offsetMs(at: number, tz: string): number {
