@@ -45,11 +45,8 @@ export function createPool(url: string, opts: PoolOptions = {}): Pool {
  * PostgreSQL keeps one generic plan when it costs no more than the custom ones, so the SQL keeps
  * each index probe fenced in its own subquery (OFFSET 0): that plan is right for every value.
  */
-export function named(name: string, text: string, values: unknown[], opts: { binary?: boolean } = {}): pg.QueryConfig {
-  const config: pg.QueryConfig & { binary?: boolean } = { name, text, values };
-  // binary: results in PostgreSQL's binary form (a bytea comes as its bytes, not hex to decode)
-  if (opts.binary) config.binary = true;
-  return config;
+export function named(name: string, text: string, values: unknown[]): pg.QueryConfig {
+  return { name, text, values };
 }
 
 export async function withTransaction<T>(pool: Pool, fn: (client: Client) => Promise<T>): Promise<T> {

@@ -200,8 +200,7 @@ export const tileRoutes = defineRoutes([
         if (revalidating === cache.ETag) return { status: 304, body: null, headers: cache };
         if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
       }
-      // binary results: the tile's bytes come as they are, not as hex to be decoded
-      const { rows } = await db.query(named(`tile-${layer.id}`, tileSql(layer, true), [z, x, y, t.asOf, t.knownAsOf, tolerance(z)], { binary: true }));
+      const { rows } = await db.query(named(`tile-${layer.id}`, tileSql(layer, true), [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]));
       const cache = cacheFor(rows[0].key);
       if (rows[0].features === 0) return { status: 204, body: null, headers: cache };
       return { body: rows[0].tile as Buffer, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };
