@@ -78,7 +78,7 @@ export const loadParcels: Loader = async (ctx: LoadContext) => {
               || CASE WHEN bool_and(geom IS NULL) THEN jsonb_build_object('geometry_status', min(empty)) ELSE '{}'::jsonb END,
             CASE WHEN bool_and(geom IS NULL) THEN NULL WHEN count(*) = 1 THEN (array_agg(geom))[1] ELSE ST_Multi(ST_CollectionExtract(ST_Collect(geom), 3)) END,
             CASE WHEN count(*) = 1 THEN min(geom_sha256) ELSE encode(sha256(convert_to(string_agg(geom_sha256, ',' ORDER BY geom_sha256), 'UTF8')), 'hex') END,
-            sum(ST_Area(geom::geography, false)),
+            sum(ST_Area(geom::geography)),
             COALESCE(sum(ST_NPoints(geom)), 0) > ${PIECE_VERTICES}
        FROM raw_parcel GROUP BY id`,
     [ctx.effectiveFrom, ctx.source.id, ctx.jurisdictionId, mapVersionId],

@@ -46,6 +46,14 @@ describe('first run', () => {
     expect(mv.rows).toEqual([{ geometry_sha256: layer.geometry_sha256, feature_count: 13_116 }]);
   });
 
+  test('each parcel area is its polygon measured on the ellipsoid (within 0.5% of Massachusetts State Plane metres)', async () => {
+    const { rows } = await h.pool.query(
+      `SELECT count(*)::int AS n, max(abs(area_m2 / ST_Area(ST_Transform(geom, 26986)) - 1)) AS worst FROM parcel WHERE geom IS NOT NULL AND ST_Area(geom) > 0`,
+    );
+    expect(rows[0].n).toBeGreaterThan(13_000);
+    expect(rows[0].worst).toBeLessThan(0.005);
+  });
+
   test('the district list and the map disagree, and coverage says how', async () => {
     const { rows } = await h.pool.query(`SELECT detail->'sources'->'zoning-districts' AS d FROM coverage WHERE layer = 'district_map'`);
     expect(rows[0].d.listed_not_on_map).toEqual(['A-1', 'A-2', 'B', 'BC', 'C']);
