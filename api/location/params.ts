@@ -20,6 +20,25 @@ export function parsePoint(raw: string, field: string): PointParam {
   return { lat, lon };
 }
 
+/** States whose land was never surveyed under the PLSS (the thirteen colonies, their offshoots, Texas, Hawaii). */
+const NOT_PLSS = new Set(['CT', 'DE', 'GA', 'HI', 'KY', 'MA', 'MD', 'ME', 'NC', 'NH', 'NJ', 'NY', 'PA', 'RI', 'SC', 'TN', 'TX', 'VA', 'VT', 'WV', 'DC']);
+
+export interface PlssParam {
+  key: string;
+  state: string;
+  surveyed: boolean;
+}
+
+/** state:meridian:township:range:section[:quarter], e.g. CO:06:T001S:R068W:12:NE. */
+export function parsePlss(raw: string, field: string): PlssParam {
+  const m = /^([A-Z]{2}):(\d{1,2}):T?(\d{1,3}(?:\.\d)?[NS]):R?(\d{1,3}(?:\.\d)?[EW]):(\d{1,2})(?::([NS][EW]){1,4})?$/i.exec(raw.trim());
+  if (!m) throw invalid(field, `${JSON.stringify(raw)} is not a PLSS key state:meridian:township:range:section[:quarter] (e.g. CO:06:T001S:R068W:12:NE)`);
+  const section = Number(m[5]);
+  if (section < 1 || section > 36) throw invalid(field, `section ${section} is outside 1..36`);
+  const state = m[1].toUpperCase();
+  return { key: raw.trim().toUpperCase(), state, surveyed: !NOT_PLSS.has(state) };
+}
+
 export const LOCATION_PARAMS: Param[] = [
   { name: 'address', in: 'query', type: 'string', description: 'A street address, matched against the addresses in the jurisdiction’s own parcel and assessor records.' },
   { name: 'point', in: 'query', type: 'string', description: '<lat>,<lon> (WGS 84, latitude first).', parse: ([raw], name) => parsePoint(raw, name) },
@@ -29,7 +48,7 @@ export const LOCATION_PARAMS: Param[] = [
   { name: 'parcel', in: 'query', type: 'array', maxItems: 50, description: 'prc_ ids; several make an assemblage.' },
   { name: 'apn', in: 'query', type: 'string', description: 'Assessor parcel number (needs fips).' },
   { name: 'fips', in: 'query', type: 'string', description: 'Census GEOID of the county (5 digits) that issued the apn.' },
-  { name: 'plss', in: 'query', type: 'string', description: 'PLSS key state:code:township:range:section[:quarter].' },
+  { name: 'plss', in: 'query', type: 'string', description: 'PLSS key state:meridian:township:range:section[:quarter].', parse: ([raw], name) => parsePlss(raw, name) },
   { name: 'location_token', in: 'query', type: 'string', description: 'A loc_ token from an earlier resolution.' },
   { name: 'strict', in: 'query', type: 'boolean', default: false, description: 'Turn an ambiguous or too-coarse location into a 422.' },
 ];

@@ -4,7 +4,7 @@ import { ApiError, notFound } from '../../core/errors.ts';
 import { newId, requireId } from '../../core/ids.ts';
 import { parseTimeText } from '../../core/time.ts';
 import { withTransaction } from '../../store/db.ts';
-import { parsePoint } from '../location/params.ts';
+import { parsePlss, parsePoint } from '../location/params.ts';
 import { type Req, defineRoutes } from '../route.ts';
 import type { Services } from '../services.ts';
 import { placeAnswer } from './place.ts';
@@ -23,6 +23,7 @@ const LOCATION = {
     parcel: { type: 'array', items: { type: 'string' }, maxItems: 50 },
     apn: { type: 'string', maxLength: 100 },
     fips: { type: 'string', maxLength: 10 },
+    plss: { type: 'string', maxLength: 60 },
     location_token: { type: 'string', maxLength: 8000 },
     as_of: { type: 'string', maxLength: 60 },
     known_as_of: { type: 'string', maxLength: 60 },
@@ -41,6 +42,7 @@ function paramsOf(item: Record<string, any>, include?: string[]): Record<string,
   return {
     ...item,
     point: item.point ? parsePoint(item.point, 'point') : undefined,
+    plss: item.plss ? parsePlss(item.plss, 'plss') : undefined,
     geometry: item.geometry === undefined ? undefined : typeof item.geometry === 'string' ? item.geometry : JSON.stringify(item.geometry),
     as_of: item.as_of ? parseTimeText(item.as_of, 'as_of') : undefined,
     known_as_of: item.known_as_of ? parseTimeText(item.known_as_of, 'known_as_of') : undefined,

@@ -4,7 +4,7 @@ import { timeParams } from '../collection/index.ts';
 import { lawAt } from '../../store/place/law.ts';
 import { FIELD_PARAM } from '../fields.ts';
 import { GEOMETRY_BODY, geometryParam, LOCATION_PARAMS } from '../location/params.ts';
-import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, placeContextFor, resolutionBlock, placeKey } from '../place/common.ts';
+import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, placeContextFor, resolutionBlock, placeKey, settledNotice } from '../place/common.ts';
 import type { Services } from '../services.ts';
 import { defineRoutes, type Route } from '../route.ts';
 import type { Queryable } from '../../store/db.ts';
@@ -79,6 +79,7 @@ export async function placeAnswer(services: Services, params: Record<string, any
   const missing = [...include].filter((i) => ['special_district', 'context_layer', 'future_land_use', 'property'].includes(i));
   const layers = [...missing, ...(params.context_type ?? [])].map((layer) => ({ layer, held: false, reason: 'no public source for this layer is held for this jurisdiction' }));
   if (layers.length) extra.layer = layers;
+  if (c.settled) extra.notice = [settledNotice(c.settled)];
   return { item, extra, meta: { answer_through: c.frame?.through ?? (await answerThrough(db, c.times.knownAsOf)) }, charge: { keys: [placeKey(c)] }, context: c };
 }
 

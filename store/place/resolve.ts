@@ -18,7 +18,7 @@ export interface LocationInput {
   parcel?: string[];
   apn?: string;
   fips?: string;
-  plss?: string;
+  plss?: { key: string; state: string; surveyed: boolean };
   token?: { geojson: string | null; parcels: string[]; jurisdiction: string | null; grain: Grain; input: string };
 }
 
@@ -159,13 +159,15 @@ async function fromAddress(db: Queryable, address: string, t: Times): Promise<Re
       grain: 'street',
       input: `address ${address}`,
       jurisdiction: exact.rows[0].jurisdiction_id,
-      candidates: exact.rows.map((r) => ({ label: r.raw, parcel: r.parcel_id, parcel_key: null, jurisdiction: r.jurisdiction_id, score: 1 })),
+      candidates: await candidatesOf(db, exact.rows.map((r) => ({ ...r, score: 1 }))),
       detail: `${ids.length} parcels carry this address`,
     });
   }
+  // one row per parcel (its best-scoring address), the closest five
   const near = await db.query(
-    `SELECT a.parcel_id, a.raw, a.jurisdiction_id, similarity(a.normalized, $1) AS score FROM address_point a
-      WHERE a.normalized % $1 ORDER BY score DESC LIMIT 5`,
+    `SELECT * FROM (SELECT DISTINCT ON (COALESCE(a.parcel_id, a.raw)) a.parcel_id, a.raw, a.jurisdiction_id, similarity(a.normalized, $1) AS score
+                      FROM address_point a WHERE a.normalized % $1 ORDER BY COALESCE(a.parcel_id, a.raw), similarity(a.normalized, $1) DESC, a.raw) x
+      ORDER BY score DESC, raw LIMIT 5`,
     [n.normalized],
   );
   if (near.rows.length === 0) throw new ApiError('location_unmatched', { field: 'address', detail: `No address held matches ${JSON.stringify(address)}.` });
@@ -174,9 +176,27 @@ async function fromAddress(db: Queryable, address: string, t: Times): Promise<Re
     grain: 'street',
     input: `address ${address}`,
     jurisdiction: near.rows[0].jurisdiction_id,
-    candidates: near.rows.map((r) => ({ label: r.raw, parcel: r.parcel_id, parcel_key: null, jurisdiction: r.jurisdiction_id, score: Math.round(r.score * 100) / 100 })),
+    candidates: await candidatesOf(db, near.rows.map((r) => ({ ...r, score: Math.round(r.score * 100) / 100 }))),
     detail: 'no address held matches exactly; these are the closest',
   });
+}
+
+/** Candidates from address rows: one per parcel (its first label, in the order given), with the parcel's key. */
+async function candidatesOf(db: Queryable, rows: Array<{ parcel_id: string | null; raw: string; jurisdiction_id: string; score: number }>): Promise<Candidate[]> {
+  const seen = new Set<string>();
+  const one = rows.filter((r) => {
+    const k = r.parcel_id ?? `raw:${r.raw}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  const ids = one.map((r) => r.parcel_id).filter((x): x is string => Boolean(x));
+  const keys = new Map<string, string>();
+  if (ids.length) {
+    const { rows: k } = await db.query('SELECT DISTINCT ON (id) id, parcel_key FROM parcel WHERE id = ANY($1::text[]) ORDER BY id, fact_id DESC', [ids]);
+    for (const r of k) keys.set(r.id, r.parcel_key);
+  }
+  return one.map((r) => ({ label: r.raw, parcel: r.parcel_id, parcel_key: r.parcel_id ? (keys.get(r.parcel_id) ?? null) : null, jurisdiction: r.jurisdiction_id, score: r.score }));
 }
 
 async function fromGeometry(db: Queryable, text: string, buffer: number | undefined, unit: keyof typeof METERS, t: Times): Promise<Resolved> {
@@ -230,5 +250,7 @@ export async function resolveLocation(db: Queryable, input: LocationInput, t: Ti
   if (input.apn) return fromApn(db, input.apn, input.fips, t);
   if (input.address) return fromAddress(db, input.address, t);
   if (input.geometry) return fromGeometry(db, input.geometry, input.buffer, input.buffer_unit ?? 'ft', t);
-  throw new ApiError('not_available', { field: 'plss', detail: 'No PLSS survey is held (the jurisdictions held are in Massachusetts, which the PLSS does not cover).' });
+  const plss = input.plss!;
+  if (!plss.surveyed) throw new ApiError('location_unmatched', { field: 'plss', detail: `${plss.state} was never surveyed under the PLSS: no township or section there bears this key.` });
+  throw new ApiError('not_available', { field: 'plss', detail: `No PLSS survey grid (BLM CadNSDI) is held yet, so ${plss.key} cannot be placed; GET /coverage lists what is held.` });
 }

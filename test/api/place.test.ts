@@ -47,6 +47,31 @@ describe('GET /place', () => {
     expect(swapped.body.detail.error).toMatchObject({ code: 'parameter_invalid', field: 'point' });
   });
 
+  test('an address several parcels carry is ambiguous: one candidate per parcel, with its key; strict refuses it', async () => {
+    // the assessor lists "1 DANA ST" on 17 rows of two parcels
+    const r = await call(server, 'GET', `/place?address=${encodeURIComponent('1 Dana St, Cambridge, MA')}`, { key });
+    expect(r.status).toBe(200);
+    expect(r.body.resolution.state).toBe('ambiguous');
+    const c = r.body.resolution.candidates as Array<{ parcel: string; parcel_key: string }>;
+    const held = await server.services.pool.query(`SELECT DISTINCT a.parcel_id, p.parcel_key FROM address_point a JOIN parcel p ON p.id = a.parcel_id WHERE a.normalized = '1 DANA ST' ORDER BY 1`);
+    expect(c.map((x) => [x.parcel, x.parcel_key]).sort()).toEqual(held.rows.map((x) => [x.parcel_id, x.parcel_key]));
+    expect(c).toHaveLength(2);
+    const strict = await call(server, 'GET', `/place?address=${encodeURIComponent('1 Dana St, Cambridge, MA')}&strict=true`, { key });
+    expect(strict.status).toBe(422);
+  });
+
+  test('a PLSS key: malformed is 422 naming plss; in a state never surveyed by it, unmatched; elsewhere, not yet held (501)', async () => {
+    const bad = await call(server, 'GET', '/place?plss=CO:06:T001S:R068W:40', { key });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail.error).toMatchObject({ code: 'parameter_invalid', field: 'plss' });
+    const ma = await call(server, 'GET', '/place?plss=MA:01:T001N:R001E:12', { key });
+    expect(ma.status).toBe(422);
+    expect(ma.body.detail.error).toMatchObject({ code: 'location_unmatched', field: 'plss' });
+    const co = await call(server, 'GET', '/rule?plss=CO:06:T001S:R068W:12:NE', { key });
+    expect(co.status).toBe(501);
+    expect(co.body.detail.error).toMatchObject({ code: 'not_available', field: 'plss' });
+  });
+
   test('an invalid or too large geometry is refused with the reason', async () => {
     const bowtie = 'POLYGON((-71.11 42.36,-71.10 42.37,-71.10 42.36,-71.11 42.37,-71.11 42.36))';
     const r = await call(server, 'GET', `/place?geometry=${encodeURIComponent(bowtie)}`, { key });

@@ -356,7 +356,7 @@ describe('replay while a load is in flight', () => {
     await site2?.close();
   });
 
-  test('since=0 with known_as_of=T inside a load gives the same events (and /rule the same item) during the load and after', async () => {
+  test('since=0 with known_as_of=T inside a load gives the same events (and /rule and /place the same items) during the load and after', async () => {
     site2.setVersion(2);
     let done = false;
     // v2 on the real clock: its loads are stamped when they begin
@@ -374,7 +374,7 @@ describe('replay while a load is in flight', () => {
       if (!T) await new Promise((r) => setTimeout(r, 2));
     }
     expect(T, 'a load writing events was seen in flight').not.toBeNull();
-    const paths = [`/change_event?jurisdiction=millbrook-ma&since=0&size=200&known_as_of=${T}`, `/rule?parcel=${lot}&as_of=2026-06-01&known_as_of=${T}`];
+    const paths = [`/change_event?jurisdiction=millbrook-ma&since=0&size=200&known_as_of=${T}`, `/rule?parcel=${lot}&as_of=2026-06-01&known_as_of=${T}`, `/place?parcel=${lot}&as_of=2026-06-01&include=assignment&known_as_of=${T}`];
     const ask = async (p: string) => {
       const r = await call(server2, 'GET', p, { key: key2 });
       expect(r.status).toBe(200);
