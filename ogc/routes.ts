@@ -15,6 +15,8 @@ import { Params, compileCql2 } from './cql2-sql.ts';
 import { contentCrs, parseBboxIn, parseCrs } from './crs.ts';
 import { GEOJSON_TYPE, JSON_TYPE, type Link, OPENAPI_30_TYPE, SCHEMA_TYPE, collectionDoc, landingPage, ogcBase, origin, readExtents, selfUrl } from './documents.ts';
 import { type Selection, readFeature, readPage } from './items.ts';
+import { settledAnywhere } from '../store/changes.ts';
+import type { Queryable } from '../store/db.ts';
 import { ogcOpenApi } from './openapi.ts';
 import { COLLECTION_ID, F_PARAM, ITEM_PARAMS, ITEMS_PARAMS, NUMBER_MATCHED_CAP, type ValidAt } from './params.ts';
 
@@ -78,10 +80,14 @@ function collectionOf(req: Req): Collection {
 
 const json = (body: unknown, contentType = JSON_TYPE, headers: Record<string, string> = {}): Answer => ({ body, contentType, headers });
 
-/** The knowledge instant a request reads at: known_as_of (an interval reads at its end), else now. */
-function knownInstant(spec: TimeSpec | undefined): string {
+/**
+ * The knowledge instant a request reads at: known_as_of (an interval reads at its end), else now;
+ * inside a load's window, just before the load began, so that a walk of pages pinned to it sees
+ * the same rows whether or not the load has committed since.
+ */
+async function knownInstant(db: Queryable, spec: TimeSpec | undefined): Promise<string> {
   const k = resolveKnownAsOf(spec);
-  return k.kind === 'instant' ? k.instant : k.end;
+  return settledAnywhere(db, k.kind === 'instant' ? k.instant : k.end);
 }
 
 const validAt = (req: Req): ValidAt => (req.params.datetime ? (req.params.datetime as { at: ValidAt }).at : { kind: 'now' });
@@ -144,7 +150,7 @@ async function items(req: Req): Promise<Answer> {
   const c = collectionOf(req);
   const secret = req.services.secret;
   const cursor = req.params.cursor ? openCursor(req.params.cursor, secret) : null;
-  const snapshot = cursor?.t ?? knownInstant(req.params.known_as_of);
+  const snapshot = cursor?.t ?? (await knownInstant(req.services.pool, req.params.known_as_of));
   const selection = selectionOf(req, c, snapshot);
   const sig = walkSignature(req, selection);
   const resource = `ogc:${c.id}`;
@@ -182,7 +188,7 @@ async function items(req: Req): Promise<Answer> {
 
 async function item(req: Req): Promise<Answer> {
   const c = collectionOf(req);
-  const selection: Selection = { collection: c, crs: parseCrs(req.params.crs, 'crs'), at: validAt(req), snapshot: knownInstant(req.params.known_as_of) };
+  const selection: Selection = { collection: c, crs: parseCrs(req.params.crs, 'crs'), at: validAt(req), snapshot: await knownInstant(req.services.pool, req.params.known_as_of) };
   const id: string = req.params.featureId;
   const text = await readFeature(req.services.pool, selection, id);
   if (!text) throw new ApiError('no_such_resource', { field: 'featureId', detail: `No feature of ${c.id} has the id ${id}.` });

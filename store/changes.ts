@@ -158,3 +158,24 @@ export async function settledKnowledge(db: Queryable, at: string, jurisdictionId
   }
   return new Map(rows.map((r) => [r.j as string, r.t as string]));
 }
+
+/**
+ * For answers that span jurisdictions (a tile): the instant before every load whose window holds
+ * `at` began, again while that instant is in a window; `at` itself when no load held it.
+ */
+export async function settledAnywhere(db: Queryable, at: string): Promise<string> {
+  let t = at;
+  for (;;) {
+    const { rows } = await db.query(
+      `SELECT to_char((min(l.detected_at) - interval '1 microsecond') AT TIME ZONE 'UTC', ${ISO_US}) AS t, bool_or(${ABANDONED}) AS abandoned
+         FROM knowledge_load l WHERE tstzrange(l.detected_at, l.settled_at, '[)') @> $1::timestamptz`,
+      [t],
+    );
+    if (rows[0].abandoned) {
+      await db.query(SETTLE_ABANDONED);
+      continue;
+    }
+    if (!rows[0].t) return t;
+    t = rows[0].t;
+  }
+}

@@ -89,13 +89,13 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
   },
 };
 
-/** The SQL of one tile: features clipped to the tile in its own coordinates, as one MVT (and, asked, its key). */
+/** The SQL of one tile: features clipped to the tile in its own coordinates, as one MVT in a fixed order (the same rows make the same bytes), and, asked, its key. */
 export function tileSql(layer: TileLayer, withKey = false): string {
   return `
 WITH bounds AS (SELECT ST_TileEnvelope($1, $2, $3) AS env),
 feat AS (SELECT f.* FROM bounds, LATERAL (${layer.sql}) f),
 mvt AS (SELECT ST_AsMVTGeom(feat.g, bounds.env, 4096, 64, true) AS geom, ${Object.keys(layer.fields).map((f) => `feat.${f}`).join(', ')} FROM feat, bounds)
-SELECT ST_AsMVT(mvt, '${layer.id}', 4096, 'geom') AS tile, count(*)::int AS features${withKey ? `, (SELECT ${tileKeySql(layer)} FROM bounds) AS key` : ''}
+SELECT ST_AsMVT(mvt, '${layer.id}', 4096, 'geom' ORDER BY mvt.${Object.keys(layer.fields)[0]}) AS tile, count(*)::int AS features${withKey ? `, (SELECT ${tileKeySql(layer)} FROM bounds) AS key` : ''}
   FROM mvt WHERE mvt.geom IS NOT NULL`;
 }
 

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { ApiError, invalid } from '../core/errors.ts';
 import { resolveTimes, type TimeValue } from '../core/time.ts';
 import { named, type Queryable } from '../store/db.ts';
+import { settledAnywhere } from '../store/changes.ts';
 import { timeParams } from '../api/collection/index.ts';
 import { parseBbox } from '../api/routes/parcels.ts';
 import { defineRoutes, type Req } from '../api/route.ts';
@@ -19,10 +20,16 @@ export function layerOf(raw: string): TileLayer {
   return layer;
 }
 
-function pointInTime(req: Req) {
+/**
+ * The date and knowledge instant a map answers at. An instant asked inside a load's window is
+ * answered as known just before the load began (the same question gives the same map during the
+ * load and after, as /rule does).
+ */
+async function pointInTime(req: Req) {
   const t = resolveTimes(req.params, 'America/New_York');
   const at = (v: TimeValue) => (v.kind === 'instant' ? v.date : v.to);
-  return { asOf: at(t.asOf), knownAsOf: t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end, requested: t };
+  const asked = t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end;
+  return { asOf: at(t.asOf), knownAsOf: req.params.known_as_of ? await settledAnywhere(req.services.pool, asked) : asked, requested: t };
 }
 
 function tileCoords(req: Req) {
@@ -88,7 +95,7 @@ export const tileRoutes = defineRoutes([
       ...timeParams(),
     ],
     handler: async (req) => {
-      const t = pointInTime(req);
+      const t = await pointInTime(req);
       const interval = t.requested.asOf.kind === 'interval' ? t.requested.asOf : null;
       const { rows } = await req.services.pool.query(
         `SELECT m.*, nx.m_through::text AS through, j.slug FROM ${mapVersionsKnownAt('$3')} JOIN jurisdiction j ON j.id = m.jurisdiction_id
@@ -135,7 +142,7 @@ export const tileRoutes = defineRoutes([
     handler: async (req) => {
       const layer = layerOf(req.params.layer);
       const bbox = req.params.bbox ? parseBbox(req.params.bbox) : null;
-      const t = pointInTime(req);
+      const t = await pointInTime(req);
       const db = req.services.pool;
       const world = [-180, -85.0511, 180, 85.0511];
       const bounds = (await layerBounds(db, layer, t.asOf, t.knownAsOf, bbox)) ?? bbox ?? world;
@@ -182,9 +189,10 @@ export const tileRoutes = defineRoutes([
     handler: async (req) => {
       const layer = layerOf(req.params.layer);
       const { z, x, y } = tileCoords(req);
-      const t = pointInTime(req);
+      const t = await pointInTime(req);
       if (t.requested.asOf.kind === 'interval') throw invalid('as_of', 'a tile shows one date; give a date, not an interval');
       const db = req.services.pool;
+      const known = t.knownAsOf;
       // The ETag: the tile, its date, and what its rows hang on as known then (tileKeySql). A
       // client revalidating, or a zoom the layer does not draw, needs the key alone; otherwise
       // the key comes with the tile, in one statement.
@@ -192,15 +200,16 @@ export const tileRoutes = defineRoutes([
         ETag: `"${createHash('sha256').update([layer.id, z, x, y, t.asOf, key].join('|')).digest('base64url').slice(0, 27)}"`,
         'Cache-Control': req.params.as_of || req.params.known_as_of ? 'private, max-age=86400' : 'private, max-age=300',
         Vary: 'X-API-Key, Authorization',
+        'X-Known-As-Of': known,
       });
-      const keyOnly = async () => cacheFor((await db.query(named(`tile-key-${layer.id}`, tileKeyOnlySql(layer), [z, x, y, t.knownAsOf]))).rows[0].key);
+      const keyOnly = async () => cacheFor((await db.query(named(`tile-key-${layer.id}`, tileKeyOnlySql(layer), [z, x, y, known]))).rows[0].key);
       const revalidating = req.ctx.get('if-none-match');
       if (revalidating || z < layer.minzoom || z > layer.maxzoom) {
         const cache = await keyOnly();
         if (revalidating === cache.ETag) return { status: 304, body: null, headers: cache };
         if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
       }
-      const { rows } = await db.query(named(`tile-${layer.id}`, tileSql(layer, true), [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]));
+      const { rows } = await db.query(named(`tile-${layer.id}`, tileSql(layer, true), [z, x, y, t.asOf, known, tolerance(z)]));
       const cache = cacheFor(rows[0].key);
       if (rows[0].features === 0) return { status: 204, body: null, headers: cache };
       return { body: rows[0].tile as Buffer, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };
@@ -231,7 +240,7 @@ export const imageRoutes = defineRoutes([
     handler: async (req) => {
       const layer = layerOf(req.params.layer);
       if (layer.id === 'coverage') throw invalid('layer', 'exhibits draw district, overlay, future_land_use or parcel');
-      const t = pointInTime(req);
+      const t = await pointInTime(req);
       const { renderExhibit } = await import('./image.ts');
       const { png, stamp } = await renderExhibit(req.services.pool, { layer, bbox: req.params.bbox, parcel: req.params.parcel, width: req.params.width, height: req.params.height, asOf: t.asOf, knownAsOf: t.knownAsOf });
       const headers = {

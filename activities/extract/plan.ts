@@ -6,6 +6,7 @@ import { resolveScope } from '../../api/scope.ts';
 import { ApiError, invalid, unknownValue } from '../../core/errors.ts';
 import { parseTimeText, resolveAsOf, resolveKnownAsOf } from '../../core/time.ts';
 import type { Queryable } from '../../store/db.ts';
+import { settledAnywhere } from '../../store/changes.ts';
 import { type ExtractResource, RESOURCES, RESOURCE_NAMES, filterDef } from './resources.ts';
 import { countQuery } from './sql.ts';
 
@@ -143,7 +144,9 @@ export async function planExtract(db: Queryable, req: ExtractRequest, now = new 
   checkFilter(r, filter);
   const known = resolveKnownAsOf(req.known_as_of === undefined ? undefined : parseTimeText(req.known_as_of, 'known_as_of'), now);
   if (known.kind === 'interval') throw invalid('known_as_of', 'an extract is taken as known at one instant; send a date or a date-time');
-  const plan: ExtractPlan = { resource: r.name, format: req.format, jurisdictions: [...zones.keys()], asOf: asOfPlan(r, req.as_of, zones, now), knownAsOf: known.instant, fields, filter };
+  // inside a load's window, as known just before it began: the file is the same whenever it runs
+  const knownAsOf = await settledAnywhere(db, known.instant);
+  const plan: ExtractPlan = { resource: r.name, format: req.format, jurisdictions: [...zones.keys()], asOf: asOfPlan(r, req.as_of, zones, now), knownAsOf, fields, filter };
   const count = countQuery(plan);
   const n = Number((await db.query(count.sql, count.values)).rows[0].n);
   return { plan, rowEstimate: n, creditEstimate: creditsFor(n) };

@@ -380,9 +380,22 @@ describe('replay while a load is in flight', () => {
       expect(r.status).toBe(200);
       return { item: r.body.item, known: r.body.as_of.known_as_of, notice: (r.body.notice ?? []).map((n: { code: string }) => n.code) };
     };
+    // and the district tile holding the lot, at the same instant: same bytes, same ETag
+    const { rows: at } = await h2.pool.query(
+      `SELECT floor((ST_X(p) + 180) / 360 * 65536)::int AS x, floor((1 - ln(tan(radians(ST_Y(p))) + 1 / cos(radians(ST_Y(p)))) / pi()) / 2 * 65536)::int AS y
+         FROM (SELECT ST_PointOnSurface(geom) AS p FROM parcel WHERE id = $1 LIMIT 1) q`,
+      [lot],
+    );
+    const tilePath = `/map/district/16/${at[0].x}/${at[0].y}?as_of=2026-06-01&known_as_of=${T}`;
+    const tileAsk = async () => {
+      const res = await fetch(server2.url + tilePath, { headers: { 'X-API-Key': key2 } });
+      return { status: res.status, etag: res.headers.get('etag'), known: res.headers.get('x-known-as-of'), bytes: Buffer.from(await res.arrayBuffer()).toString('base64') };
+    };
     const during: Array<{ path: string; answer: Awaited<ReturnType<typeof ask>> }> = [];
+    const tiles: Array<Awaited<ReturnType<typeof tileAsk>>> = [];
     do {
       for (const path of paths) during.push({ path, answer: await ask(path) });
+      tiles.push(await tileAsk());
     } while (!done);
     await ingest;
     expect(during.length).toBeGreaterThanOrEqual(2);
@@ -392,6 +405,10 @@ describe('replay while a load is in flight', () => {
       const again = await ask(d.path);
       expect(again, d.path).toEqual(d.answer);
     }
+    const tileAfter = await tileAsk();
+    expect(tileAfter.status).toBe(200);
+    expect(tileAfter.known! < T!).toBe(true);
+    for (const t of tiles) expect(t).toEqual(tileAfter);
     // what the load brought is there for a later instant
     const events = (await ask('/change_event?jurisdiction=millbrook-ma&since=0&size=200')).item;
     expect(events.length).toBeGreaterThanOrEqual(5);
