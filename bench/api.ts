@@ -7,30 +7,18 @@
 // in-process with their values), replayed by pgbench as prepared statements with parameters
 // (bench/record.ts), each answer row inserted anew, in sessions with the API pool's own settings
 // (SERVING_OPTIONS). Its one addition: a primary-key read of the request's values per transaction.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { orgCreate } from '../bin/org.ts';
-import { createPool, SERVING_OPTIONS } from '../store/db.ts';
+import { createPool } from '../store/db.ts';
+import { type BareResult, pgbench } from './pgbench.ts';
 import { ingestedDatabase } from '../test/helpers/pipeline.ts';
 import { bareScripts, recordRequests } from './record.ts';
 import { httpLoad, type LoadResult } from './wrk.ts';
 
 const CLIENTS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-
-/** pgbench over the bare scripts (bench/record.ts) for SECONDS; transactions per second. */
-function pgbench(url: string, scriptArgs: string[]): number {
-  const u = new URL(url);
-  const r = spawnSync(
-    'pgbench',
-    ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), ...scriptArgs, '-h', u.hostname, '-p', u.port || '5432', '-U', u.username || 'postgres', u.pathname.slice(1)],
-    { encoding: 'utf8', env: { ...process.env, PGOPTIONS: SERVING_OPTIONS } },
-  );
-  const m = /tps = ([\d.]+)/.exec(r.stdout);
-  if (!m) throw new Error(`pgbench failed: ${r.stderr || r.stdout}`);
-  return Math.round(Number(m[1]));
-}
 
 async function waitFor(port: number) {
   for (let i = 0; i < 150; i++) {
@@ -64,7 +52,7 @@ async function main() {
       const a = addresses.map((x) => `/${route}?address=${encodeURIComponent(`${x.raw}, Cambridge, MA`)}`);
       return p.flatMap((path, i) => [path, a[i % a.length]]);
     };
-    const results: Array<{ route: string; ours: LoadResult; bare: number }> = [];
+    const results: Array<{ route: string; ours: LoadResult; bare: BareResult }> = [];
     for (const route of ['rule', 'place']) {
       const paths = pathsOf(route);
       const scripts = await bareScripts(pool, await recordRequests(db.url, key, paths.slice(0, 200)), join(tmpdir(), `landlex-bench-${process.pid}-${route}`));
@@ -73,13 +61,13 @@ async function main() {
       await pool.query('VACUUM ANALYZE answer');
       const ours = httpLoad({ port, key, paths, seconds: SECONDS, clients: CLIENTS });
       await pool.query('VACUUM ANALYZE answer');
-      const bare = pgbench(db.url, scripts);
+      const bare = pgbench(db.url, scripts, { clients: CLIENTS, seconds: SECONDS });
       results.push({ route, ours, bare });
     }
     console.log(`bench:api  ${CLIENTS} clients, ${SECONDS} s each, 500 random Cambridge parcel points and 500 assessor addresses`);
     for (const { route, ours: r, bare } of results) {
       console.log(
-        `/${route.padEnd(6)} ${String(r.rate).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}  | bare SQL ${bare} tps  ratio ${(r.rate / bare).toFixed(2)}`,
+        `/${route.padEnd(6)} ${String(r.rate).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}  | bare SQL ${bare.rate} tps  p50 ${bare.p50} ms  p99 ${bare.p99} ms  | ratio ${(r.rate / bare.rate).toFixed(2)}`,
       );
     }
     console.log('goals: ratio >= 0.67, p99 < 25 ms');

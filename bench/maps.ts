@@ -8,13 +8,14 @@
 //  3. extracts: bench/extract.ts (a 1,000,000-parcel county to Parquet and JSONL), echoed.
 //   BENCH_SECONDS (default 20) sets each timed run; BENCH_SKIP_EXTRACT=1 leaves out step 3.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { orgCreate } from '../bin/org.ts';
 import { httpLoad } from './wrk.ts';
 import { resolveTimes } from '../core/time.ts';
-import { createPool, SERVING_OPTIONS } from '../store/db.ts';
+import { createPool } from '../store/db.ts';
+import { type BareResult, pgbench } from './pgbench.ts';
 import { ingestedDatabase } from '../test/helpers/pipeline.ts';
 import { TILE_LAYERS, type TileLayer, tileSql, tolerance } from '../tiles/layers.ts';
 
@@ -27,22 +28,6 @@ interface Tile {
   z: number;
   x: number;
   y: number;
-}
-
-interface Result {
-  rate: number;
-  p50: number;
-  p99: number;
-  count: number;
-  errors: number;
-}
-
-const round1 = (v: number) => Math.round(v * 10) / 10;
-
-function percentiles(times: number[], seconds: number, errors: number): Result {
-  times.sort((a, b) => a - b);
-  const q = (p: number) => (times.length ? round1(times[Math.min(times.length - 1, Math.floor(times.length * p))]) : Number.NaN);
-  return { rate: Math.round(times.length / seconds), p50: q(0.5), p99: q(0.99), count: times.length, errors };
 }
 
 /** The tiles covering a lon/lat box at zoom z (XYZ scheme), sampled evenly down to `cap`. */
@@ -64,30 +49,10 @@ function tilesOf(box: { w: number; s: number; e: number; n: number }, z: number,
 const load = (port: number, key: string, paths: string[], seconds = SECONDS) => httpLoad({ port, key, paths, seconds, clients: CLIENTS });
 
 /** A pgbench script run by CLIENTS clients for SECONDS; tps and the latencies of its log. */
-function pgbench(url: string, name: string, script: string): Result {
+function bareTiles(url: string, name: string, script: string): BareResult {
   const file = join(work, `${name}.sql`);
   writeFileSync(file, script);
-  const prefix = `log-${name}`;
-  const u = new URL(url);
-  const r = spawnSync(
-    'pgbench',
-    ['-n', '-M', 'prepared', '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), '-f', file, '-l', `--log-prefix=${join(work, prefix)}`, '-h', u.hostname, '-p', u.port || '5432', '-U', u.username || 'postgres', u.pathname.slice(1)],
-    { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PGOPTIONS: SERVING_OPTIONS } },
-  );
-  const m = /tps = ([\d.]+)/.exec(r.stdout);
-  if (!m) throw new Error(`pgbench failed: ${r.stderr || r.stdout}`);
-  const failed = Number(/number of failed transactions: (\d+)/.exec(r.stdout)?.[1] ?? 0);
-  // per-transaction log lines: client transaction_no latency_us script_no epoch_s epoch_us
-  const times: number[] = [];
-  for (const f of readdirSync(work).filter((f) => f.startsWith(`${prefix}.`))) {
-    for (const line of readFileSync(join(work, f), 'utf8').split('\n')) {
-      const us = Number(line.split(' ')[2]);
-      if (line && Number.isFinite(us)) times.push(us / 1000);
-    }
-    rmSync(join(work, f));
-  }
-  const p = percentiles(times, SECONDS, failed);
-  return { ...p, rate: Math.round(Number(m[1])) };
+  return pgbench(url, ['-f', file], { clients: CLIENTS, seconds: SECONDS });
 }
 
 /**
@@ -188,7 +153,7 @@ async function maps(summary: string[]) {
       const perZoom = s.zooms.map((z) => `z${z}:${s.tiles.filter((tile) => tile.z === z).length}`).join(' ');
       // warm up: every tile once
       load(port, key, paths, Math.min(5, SECONDS));
-      const bare = pgbench(db.url, `tile-${s.layer.id}`, bareTileScript(s.layer, s.tiles.length, asOf, knownAsOf));
+      const bare = bareTiles(db.url, `tile-${s.layer.id}`, bareTileScript(s.layer, s.tiles.length, asOf, knownAsOf));
       const ours = load(port, key, paths);
       const lines = [
         `${s.layer.id} tiles z${s.zooms[0]}-z${s.zooms.at(-1)}  ${s.tiles.length} tiles (${perZoom})`,
