@@ -85,7 +85,20 @@ export function dispatcher(router: Router, services: Services): Koa.Middleware {
       if (route.body) validateBody(route.body, body);
     }
     const dryRun = Boolean(params.dry_run);
-    const req: Req = { route, params, body, actor, services, requestId: state.requestId, log: services.log.child({ request_id: state.requestId }), ctx, dryRun };
+    const req: Req = {
+      route,
+      params,
+      body,
+      actor,
+      services,
+      requestId: state.requestId,
+      // made when a handler logs (most never do)
+      get log() {
+        return services.log.child({ request_id: state.requestId });
+      },
+      ctx,
+      dryRun,
+    };
     const context = { path: ctx.path, params, requestId: state.requestId, dryRun, cost: 0 };
 
     const produce = async () => {

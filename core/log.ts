@@ -9,6 +9,8 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
+  /** whether a record of this level is written (skip building one that is not) */
+  enabled(level: Level): boolean;
 }
 
 export function createLogger(
@@ -28,5 +30,6 @@ export function createLogger(
     warn: (m, f) => emit('warn', m, f),
     error: (m, f) => emit('error', m, f),
     child: (fields) => createLogger(level, { ...base, ...fields }, write),
+    enabled: (lvl) => RANK[lvl] >= min,
   };
 }

@@ -9,7 +9,7 @@ export interface TileLayer {
   fields: Record<string, 'String' | 'Number' | 'Boolean'>;
   /** map_version.layer whose versions key the ETag (null: keyed by coverage updates) */
   versionLayer: 'district' | 'overlay' | 'parcel' | 'future_land_use' | null;
-  /** SQL of the features: $1..$3 tile z/x/y envelope given as `env`, $4 valid date, $5 known instant, $6 simplify tolerance (m).
+  /** SQL of the features: $1..$3 tile z/x/y envelope given as `env` (Web Mercator) and `box` (lon/lat), $4 valid date, $5 known instant, $6 simplify tolerance (m).
    * The spatial probe stands alone (OFFSET 0) so that a plan made once, without the values, still
    * reads the tile's rows by the geometry index rather than every row in force. */
   sql: string;
@@ -23,7 +23,7 @@ const areaLayer = (kind: 'base' | 'overlay' | 'future_land_use') => `
   SELECT a.id, a.district_id AS district, a.code_raw AS code, ${label} AS label, a.map_version_id AS map_version,
          '#' || substr(md5(a.code_raw), 1, 6) AS color,
          ST_Simplify(ST_Transform(a.geom, 3857), $6::float8, true) AS g
-    FROM (SELECT * FROM district_area a WHERE a.geom && ST_Transform(env, 4326) OFFSET 0) a
+    FROM (SELECT * FROM district_area a WHERE a.geom && box OFFSET 0) a
    WHERE a.kind = '${kind}' AND a.valid @> $4::date AND a.known @> $5::timestamptz`;
 
 export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
@@ -64,7 +64,7 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
     sql: `
   SELECT p.id, p.parcel_key, round(p.area_m2 * 10.763910417) AS area_sq_ft, p.map_version_id AS map_version,
          ST_Simplify(ST_Transform(p.geom, 3857), $6::float8, true) AS g
-    FROM (SELECT * FROM parcel p WHERE p.geom && ST_Transform(env, 4326) OFFSET 0) p
+    FROM (SELECT * FROM parcel p WHERE p.geom && box OFFSET 0) p
    WHERE p.valid @> $4::date AND p.known @> $5::timestamptz`,
   },
   coverage: {
@@ -84,7 +84,7 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
          count(*) FILTER (WHERE c.held)::int AS held_layers,
          ST_Simplify(ST_Transform(j.boundary, 3857), $6::float8, true) AS g
     FROM jurisdiction j LEFT JOIN coverage c ON c.jurisdiction_id = j.id
-   WHERE j.boundary IS NOT NULL AND j.boundary && ST_Transform(env, 4326) AND $4::date IS NOT NULL AND $5::timestamptz IS NOT NULL
+   WHERE j.boundary IS NOT NULL AND j.boundary && box AND $4::date IS NOT NULL AND $5::timestamptz IS NOT NULL
    GROUP BY j.id`,
   },
 };
@@ -92,7 +92,7 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
 /** The SQL of one tile: features clipped to the tile in its own coordinates, as one MVT in a fixed order (the same rows make the same bytes), and, asked, its key. */
 export function tileSql(layer: TileLayer, withKey = false): string {
   return `
-WITH bounds AS (SELECT ST_TileEnvelope($1, $2, $3) AS env),
+WITH bounds AS (SELECT env, ST_Transform(env, 4326) AS box FROM ST_TileEnvelope($1, $2, $3) AS env),
 feat AS (SELECT f.* FROM bounds, LATERAL (${layer.sql}) f),
 mvt AS (SELECT ST_AsMVTGeom(feat.g, bounds.env, 4096, 64, true) AS geom, ${Object.keys(layer.fields).map((f) => `feat.${f}`).join(', ')} FROM feat, bounds)
 SELECT ST_AsMVT(mvt, '${layer.id}', 4096, 'geom' ORDER BY mvt.${Object.keys(layer.fields)[0]}) AS tile, count(*)::int AS features${withKey ? `, (SELECT ${tileKeySql(layer)} FROM bounds) AS key` : ''}
@@ -110,18 +110,18 @@ const lastChange = (t: string, known: string) => `max(GREATEST(lower(${t}.known)
  * change of those jurisdictions' district facts. Two knowledge instants with the same key see
  * the same rows in the tile; an index probe on a small table decides it (docs/decisions.md, Maps).
  */
-/** The key alone ($1..$3 the tile, $4 the knowledge instant): for revalidation and empty zooms. */
-export const tileKeyOnlySql = (layer: TileLayer) => `WITH bounds AS (SELECT ST_TileEnvelope($1, $2, $3) AS env) SELECT ${tileKeySql(layer, '$4')} AS key FROM bounds`;
-
 export function tileKeySql(layer: TileLayer, known = '$5'): string {
   if (!layer.versionLayer) return `(SELECT COALESCE(max(updated_at), 'epoch')::text FROM coverage WHERE updated_at <= ${known}::timestamptz)`;
-  const touching = `map_version m WHERE m.layer = '${layer.versionLayer}' AND m.extent && ST_Transform(bounds.env, 4326) AND lower(m.known) <= ${known}::timestamptz`;
+  const touching = `map_version m WHERE m.layer = '${layer.versionLayer}' AND m.extent && bounds.box AND lower(m.known) <= ${known}::timestamptz`;
   const labels =
     layer.versionLayer === 'parcel'
       ? ''
       : ` || '|' || COALESCE((SELECT ${lastChange('d', known)} FROM district d WHERE d.jurisdiction_id IN (SELECT m.jurisdiction_id FROM ${touching}) AND lower(d.known) <= ${known}::timestamptz)::text, 'epoch')`;
   return `(COALESCE((SELECT ${lastChange('m', known)} FROM ${touching})::text, 'epoch')${labels})`;
 }
+
+/** The key alone ($1..$3 the tile, $4 the knowledge instant): for revalidation and empty zooms. */
+export const tileKeyOnlySql = (layer: TileLayer) => `WITH bounds AS (SELECT ST_Transform(ST_TileEnvelope($1, $2, $3), 4326) AS box) SELECT ${tileKeySql(layer, '$4')} AS key FROM bounds`;
 
 /** Metres per pixel at a zoom (4096-unit tiles): the simplification that cannot be seen. */
 export function tolerance(z: number): number {

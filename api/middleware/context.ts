@@ -65,7 +65,7 @@ export function requestContext(services: Services): Koa.Middleware {
           at: new Date(),
         });
       }
-      services.log.info('request', {
+      if (services.log.enabled('info')) services.log.info('request', {
         request_id: state.requestId,
         method: ctx.method,
         path: loggablePath(ctx),
