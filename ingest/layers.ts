@@ -4,12 +4,10 @@
 // A layer with no CRS and none published is refused, never guessed.
 import { createHash, randomBytes } from 'node:crypto';
 import gdal from 'gdal-async';
-import { multiPolygonWkb } from './wkb.ts';
+import { asMultiPolygonWkb } from './wkb.ts';
 
 // Geographic CRSs read as lon/lat everywhere (EPSG:4326 is lat/lon by its authority).
 gdal.config.set('OSR_DEFAULT_AXIS_MAPPING_STRATEGY', 'TRADITIONAL_GIS_ORDER');
-// WKT at round-trip precision: ingest/wkb.ts turns it into the very bytes GDAL's toWKB gives
-gdal.config.set('OGR_WKT_PRECISION', '17');
 
 export type LayerFormat = 'geojson' | 'topojson' | 'shapefile_zip' | 'gpkg';
 
@@ -162,10 +160,10 @@ export async function* readFeatures(bytes: LayerInput, opts: ReadOptions): Async
           repaired = true;
         }
         const flat = geom.wkbType & 0xff;
-        if (flat === POLYGON || flat === MULTIPOLYGON) wkb = multiPolygonWkb(geom.toWKT());
+        if (flat === POLYGON || flat === MULTIPOLYGON) wkb = asMultiPolygonWkb(geom.toWKB('LSB', 'ISO'));
         else {
           multi = toMultiPolygon(geom);
-          wkb = multi ? multiPolygonWkb(multi.toWKT()) : null;
+          wkb = multi ? asMultiPolygonWkb(multi.toWKB('LSB', 'ISO')) : null;
         }
         reason = repaired ? 'no area left after repair' : 'not a polygon';
       }
@@ -175,6 +173,9 @@ export async function* readFeatures(bytes: LayerInput, opts: ReadOptions): Async
       if (wkb && opts.layerHash !== false) hashes.push(sha);
       const keyValue = opts.keyField ? properties[opts.keyField] : null;
       yield { index: i, key: keyValue === null || keyValue === undefined ? null : String(keyValue), properties, wkb, geom_sha256: sha, repaired, empty: wkb ? null : reason };
+      // Let the event loop turn now and then: the native buffers of WKB already used are freed
+      // by finalizers that only run there (a consumer that never waits on I/O would hold them all).
+      if (i % 200 === 199) await new Promise((r) => setImmediate(r));
       feature = layer.features.next();
     }
     if (opts.layerHash !== false) summary.geometry_sha256 = layerSha256(hashes);
