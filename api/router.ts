@@ -1,4 +1,5 @@
 // Matches a method and raw path against the route table. Static segments win over parameters.
+// Routes are grouped by their first path segment (always static), so a call tries only its own.
 import { ApiError } from '../core/errors.ts';
 import type { Method, Route } from './route.ts';
 
@@ -14,8 +15,10 @@ export interface Match {
   path: Record<string, string>;
 }
 
+const firstSegment = (path: string) => path.split('/', 2)[1] ?? '';
+
 export class Router {
-  private compiled: Compiled[];
+  private bySegment = new Map<string, Compiled[]>();
 
   constructor(readonly routes: Route[]) {
     const seen = new Set<string>();
@@ -24,7 +27,7 @@ export class Router {
       if (seen.has(k)) throw new Error(`Route declared twice: ${k}`);
       seen.add(k);
     }
-    this.compiled = routes
+    const compiled = routes
       .map((route) => {
         const names: string[] = [];
         const pattern = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_m, name: string) => {
@@ -34,11 +37,16 @@ export class Router {
         return { route, regex: new RegExp(`^${pattern}/?$`), names, rank: names.length };
       })
       .sort((a, b) => a.rank - b.rank);
+    for (const c of compiled) {
+      const first = firstSegment(c.route.path);
+      if (first.startsWith('{')) throw new Error(`A route's first segment must be static: ${c.route.path}`);
+      this.bySegment.set(first, [...(this.bySegment.get(first) ?? []), c]);
+    }
   }
 
   match(method: string, rawPath: string): Match {
     const allowed = new Set<Method>();
-    for (const c of this.compiled) {
+    for (const c of this.bySegment.get(firstSegment(rawPath)) ?? []) {
       const m = c.regex.exec(rawPath);
       if (!m) continue;
       if (c.route.method !== method && !(method === 'HEAD' && c.route.method === 'GET')) {
