@@ -12,17 +12,6 @@ import type { Times } from './resolve.ts';
 /** Which source speaks first about a district: the code, then the publisher's list, then a map. */
 const SOURCE_RANK = `CASE s.kind WHEN 'code_text' THEN 0 WHEN 'district_list' THEN 1 ELSE 2 END`;
 
-export interface Share {
-  district_id: string;
-  kind: 'base' | 'overlay';
-  code: string;
-  share: number | null;
-  area_m2: number | null;
-  on_boundary: boolean;
-  map_version: string;
-  map_citation_feature: string | null;
-}
-
 /**
  * CTEs loc, hit and share: the districts whose mapped polygons reach the location (GeoJSON), with
  * the share of it each covers, summed over the pieces of their polygons it touches (migration
@@ -131,12 +120,6 @@ export interface DistrictFact {
   source: string;
 }
 
-/** What the code (or list, or map) says of each district, the most authoritative source first. */
-export async function districtFacts(db: Queryable, ids: string[], t: Times): Promise<Map<string, DistrictFact>> {
-  if (ids.length === 0) return new Map();
-  const { rows } = await db.query(factSql('SELECT unnest($1::text[])', '$2', '$3'), [ids, t.asOf, t.knownAsOf]);
-  return new Map(rows.map((r) => [r.id, r as DistrictFact]));
-}
 
 export interface LawQuery {
   jurisdictionId: string;
@@ -229,16 +212,4 @@ export async function unlistedUseRule(db: Queryable, jurisdictionId: string, t: 
   return rows[0] ?? null;
 }
 
-export async function moratoriaAt(db: Queryable, jurisdictionId: string, geojson: string | null, t: Times) {
-  const { rows } = await db.query(moratoriumSql('$1', 'ST_GeomFromGeoJSON($2::text)', '$3', '$4'), [jurisdictionId, geojson, t.asOf, t.knownAsOf]);
-  return rows;
-}
 
-/** Coverage rows of a jurisdiction, keyed by layer. */
-export async function coverageOf(db: Queryable, jurisdictionId: string) {
-  const { rows } = await db.query(
-    `SELECT layer, held, tier, last_retrieved_at, last_changed_at, earliest_retained::text, detail FROM coverage WHERE jurisdiction_id = $1 ORDER BY layer`,
-    [jurisdictionId],
-  );
-  return rows;
-}
