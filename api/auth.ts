@@ -2,7 +2,8 @@
 // Both are random tokens stored only as sha256 hashes. A credential in a query string is refused.
 import { ApiError } from '../core/errors.ts';
 import { sha256Hex } from '../core/ids.ts';
-import type { Queryable } from '../store/db.ts';
+import { named, type Queryable } from '../store/db.ts';
+import { TtlMap } from '../core/ttl-map.ts';
 
 export const SCOPES = [
   'place:read',
@@ -75,35 +76,23 @@ interface KeyRow {
  * what a missed announcement could leave. Unknown keys are never kept: a new key works at once.
  */
 export class CredentialCache {
-  private entries = new Map<string, { row: KeyRow; until: number }>();
-
-  constructor(
-    private ttlMs = 30_000,
-    private max = 10_000,
-  ) {}
+  private keys = new TtlMap<KeyRow>(30_000, 10_000);
 
   get(hash: string): KeyRow | null {
-    const e = this.entries.get(hash);
-    if (!e) return null;
-    if (e.until <= Date.now()) {
-      this.entries.delete(hash);
-      return null;
-    }
-    return e.row;
+    return this.keys.get(hash) ?? null;
   }
 
   set(hash: string, row: KeyRow) {
-    if (this.entries.size >= this.max) this.entries.clear();
-    this.entries.set(hash, { row, until: Date.now() + this.ttlMs });
+    this.keys.set(hash, row);
   }
 
   /** Forget a key by its id (it changed). */
   drop(keyId: string) {
-    for (const [hash, e] of this.entries) if (e.row.id === keyId) this.entries.delete(hash);
+    this.keys.dropWhere((row) => row.id === keyId);
   }
 
   clear() {
-    this.entries.clear();
+    this.keys.clear();
   }
 }
 
@@ -135,11 +124,7 @@ export async function resolveCredential(db: Queryable, token: string, cache?: Cr
   }
   let k = cache?.get(hash) ?? null;
   if (!k) {
-    const { rows } = await db.query({
-      name: 'api-key-by-hash',
-      text: 'SELECT id, organization_id, name, scopes, expires_at, revoked_at FROM api_key WHERE key_hash = $1',
-      values: [hash],
-    });
+    const { rows } = await db.query(named('api-key-by-hash', 'SELECT id, organization_id, name, scopes, expires_at, revoked_at FROM api_key WHERE key_hash = $1', [hash]));
     k = (rows[0] as KeyRow | undefined) ?? null;
     if (k && cache) cache.set(hash, k);
   }

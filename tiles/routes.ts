@@ -9,7 +9,7 @@ import { settledAnywhere } from '../store/changes.ts';
 import { timeParams } from '../api/collection/index.ts';
 import { parseBbox } from '../api/routes/parcels.ts';
 import { defineRoutes, type Req } from '../api/route.ts';
-import { mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileSql, tolerance } from './layers.ts';
+import { mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileKeySql, tileSql, tolerance } from './layers.ts';
 
 const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
 const MAP_LAYERS = ['district', 'overlay', 'future_land_use', 'parcel'] as const;
@@ -46,10 +46,7 @@ function tileCoords(req: Req) {
 
 /** The map versions of a layer in force at as_of, as known then (ids, sorted, comma-joined). */
 async function versionsKey(db: Queryable, layer: TileLayer, asOf: string, knownAsOf: string): Promise<string> {
-  if (!layer.versionLayer) {
-    const { rows } = await db.query(`SELECT COALESCE(max(updated_at), 'epoch')::text AS k FROM coverage WHERE updated_at <= $1::timestamptz`, [knownAsOf]);
-    return rows[0].k;
-  }
+  if (!layer.versionLayer) return (await db.query(`SELECT ${tileKeySql(layer, '$1')} AS k`, [knownAsOf])).rows[0].k;
   const { rows } = await db.query(
     `SELECT COALESCE(string_agg(m.id, ',' ORDER BY m.id), '') AS k FROM ${mapVersionsKnownAt('$3')}
       WHERE m.layer = $1 AND ${mapVersionInForce('$3', '$2', '$2')}`,
@@ -192,7 +189,6 @@ export const tileRoutes = defineRoutes([
       const t = await pointInTime(req);
       if (t.requested.asOf.kind === 'interval') throw invalid('as_of', 'a tile shows one date; give a date, not an interval');
       const db = req.services.pool;
-      const known = t.knownAsOf;
       // The ETag: the tile, its date, and what its rows hang on as known then (tileKeySql). A
       // client revalidating, or a zoom the layer does not draw, needs the key alone; otherwise
       // the key comes with the tile, in one statement.
@@ -200,16 +196,16 @@ export const tileRoutes = defineRoutes([
         ETag: `"${createHash('sha256').update([layer.id, z, x, y, t.asOf, key].join('|')).digest('base64url').slice(0, 27)}"`,
         'Cache-Control': req.params.as_of || req.params.known_as_of ? 'private, max-age=86400' : 'private, max-age=300',
         Vary: 'X-API-Key, Authorization',
-        'X-Known-As-Of': known,
+        'X-Known-As-Of': t.knownAsOf,
       });
-      const keyOnly = async () => cacheFor((await db.query(named(`tile-key-${layer.id}`, tileKeyOnlySql(layer), [z, x, y, known]))).rows[0].key);
+      const keyOnly = async () => cacheFor((await db.query(named(`tile-key-${layer.id}`, tileKeyOnlySql(layer), [z, x, y, t.knownAsOf]))).rows[0].key);
       const revalidating = req.ctx.get('if-none-match');
       if (revalidating || z < layer.minzoom || z > layer.maxzoom) {
         const cache = await keyOnly();
         if (revalidating === cache.ETag) return { status: 304, body: null, headers: cache };
         if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
       }
-      const { rows } = await db.query(named(`tile-${layer.id}`, tileSql(layer, true), [z, x, y, t.asOf, known, tolerance(z)]));
+      const { rows } = await db.query(named(`tile-${layer.id}`, tileSql(layer, true), [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]));
       const cache = cacheFor(rows[0].key);
       if (rows[0].features === 0) return { status: 204, body: null, headers: cache };
       return { body: rows[0].tile as Buffer, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };

@@ -113,6 +113,7 @@ export async function placeContextFor(services: Services, p: Record<string, any>
         t = { ...t, knownAsOf: s.knownAsOf };
         const again = await resolveLocation(db, input, pointTimes(t.asOf, t.knownAsOf));
         if (again.jurisdiction === resolved.jurisdiction) resolved = again;
+        // read, not cached: the settled instant is not "now" (its basis still says default)
         frame = await loadFrame(db, resolved.jurisdiction!, subjects, pointTimes(t.asOf, t.knownAsOf));
       }
     }

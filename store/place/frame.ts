@@ -1,6 +1,7 @@
 // Everything an answer about a place says around its facts, in one query: the jurisdiction, its
 // coverage rows, its authorities for the subjects asked, the change-feed watermark, and whether
 // a load of the jurisdiction holds the knowledge instant (then the caller settles it).
+import { TtlMap } from '../../core/ttl-map.ts';
 import { named, type Queryable } from '../db.ts';
 import type { Times } from './resolve.ts';
 
@@ -43,30 +44,22 @@ export const KNOWLEDGE_CHANNEL = 'landlex_knowledge';
  * generation it was read in has passed.
  */
 export class FrameCache {
-  private entries = new Map<string, { frame: Frame; until: number }>();
+  private frames = new TtlMap<Frame>(60_000, 5_000);
   private generation = 0;
-
-  constructor(
-    private ttlMs = 60_000,
-    private max = 5_000,
-  ) {}
 
   /** Forget everything (knowledge changed, or a notice may have been missed). */
   clear() {
     this.generation++;
-    this.entries.clear();
+    this.frames.clear();
   }
 
   async get(db: Queryable, jurisdictionId: string, subjects: string[], t: Times): Promise<Frame> {
     const key = `${jurisdictionId}|${subjects.join(',')}|${t.asOf}`;
-    const hit = this.entries.get(key);
-    if (hit && hit.until > Date.now()) return hit.frame;
+    const hit = this.frames.get(key);
+    if (hit) return hit;
     const generation = this.generation;
     const frame = await loadFrame(db, jurisdictionId, subjects, t);
-    if (!frame.loadWindow && generation === this.generation) {
-      if (this.entries.size >= this.max) this.entries.clear();
-      this.entries.set(key, { frame, until: Date.now() + this.ttlMs });
-    }
+    if (!frame.loadWindow && generation === this.generation) this.frames.set(key, frame);
     return frame;
   }
 }
