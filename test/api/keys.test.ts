@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { SCOPES } from '../../api/auth.ts';
 import type { RunningServer } from '../../api/server.ts';
-import { type Call, call, createTestOrg, startTestServer } from '../helpers/server.ts';
+import { type Call, call, createTestOrg, keyChangeHeard, startTestServer } from '../helpers/server.ts';
 
 let server: RunningServer;
 
@@ -98,6 +98,7 @@ describe('revoking and expiry', () => {
     const k = await mint(o.bearer, { name: 'short-lived', expires_in_days: 1 });
     expect((await call(server, 'GET', '/key', { key: k.key })).status).toBe(200);
     await server.services.pool.query(`UPDATE api_key SET expires_at = now() - interval '1 minute' WHERE id = $1`, [k.id]);
+    await keyChangeHeard(server, k.key);
     expect(errorOf(await call(server, 'GET', '/key', { key: k.key }))).toEqual([401, 'credential_expired']);
     const list = await call(server, 'GET', '/key', { key: o.apiKey });
     expect(list.body.item.map((x: { id: string }) => x.id)).not.toContain(k.id);

@@ -7,7 +7,7 @@ import { sweepExpiredLeases } from '../../api/metering/bank.ts';
 import type { Route } from '../../api/route.ts';
 import { allRoutes } from '../../api/routes/index.ts';
 import type { RunningServer } from '../../api/server.ts';
-import { call, createTestOrg, startTestServer } from '../helpers/server.ts';
+import { call, createTestOrg, keyChangeHeard, startTestServer } from '../helpers/server.ts';
 
 // Probe routes: the real dispatch, meter and database behind trivial handlers.
 const probes: Route[] = [
@@ -129,6 +129,7 @@ describe('credit', () => {
     expect(r.body.meta.cost_estimate).toBe(3);
     expect((await balances(org.organizationId)).balance).toBe(10);
     await pool().query(`UPDATE api_key SET scopes = '{place:read}' WHERE organization_id = $1`, [org.organizationId]);
+    await keyChangeHeard(server, org.apiKey);
     const scoped = await call(server, 'GET', '/probe/priced?dry_run=true', { key: org.apiKey });
     expect(scoped.status).toBe(403);
     expect(scoped.body.detail.error.code).toBe('scope_missing');

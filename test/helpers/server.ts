@@ -5,6 +5,7 @@ import { startServer, type RunningServer } from '../../api/server.ts';
 import { createPool } from '../../store/db.ts';
 import { orgCreate } from '../../bin/org.ts';
 import type { Route } from '../../api/route.ts';
+import { sha256Hex } from '../../core/ids.ts';
 
 export function testDatabaseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
@@ -53,6 +54,16 @@ export async function call(
     /* not JSON: kept as text */
   }
   return { status: res.status, body: parsed, headers: res.headers };
+}
+
+/**
+ * Wait until the server has heard that a key changed in the database (migration 010's notice
+ * drops it from the process's key cache), as any API process hears it a moment after the commit.
+ */
+export async function keyChangeHeard(server: RunningServer, apiKey: string): Promise<void> {
+  const hash = sha256Hex(apiKey);
+  for (let i = 0; i < 200 && server.services.credentials.get(hash); i++) await new Promise((r) => setTimeout(r, 10));
+  if (server.services.credentials.get(hash)) throw new Error('the key change was not heard within 2 s');
 }
 
 export { createPool };
