@@ -14,6 +14,30 @@ import type { Router } from './router.ts';
 import type { Services } from './services.ts';
 import { selectFields } from './fields.ts';
 
+/**
+ * One call as handlers see it. A class, not an object literal with a getter: V8 gives every
+ * literal whose getter is a fresh closure a map of its own, and those maps kept each call's
+ * objects alive through several young-generation collections (measured: ~2 MB promoted per
+ * scavenge at tile rates, the largest part of the API's per-call cost).
+ */
+class Request implements Req {
+  constructor(
+    readonly route: Route,
+    readonly params: Req['params'],
+    readonly body: Req['body'],
+    readonly actor: Actor | null,
+    public services: Services,
+    readonly requestId: string,
+    readonly ctx: Koa.Context,
+    readonly dryRun: boolean,
+  ) {}
+
+  /** made when a handler logs (most never do) */
+  get log() {
+    return this.services.log.child({ request_id: this.requestId });
+  }
+}
+
 async function authenticate(ctx: Koa.Context, route: Route, services: Services): Promise<Actor | null> {
   for (const name of Object.keys(ctx.query)) {
     if (CREDENTIAL_QUERY_NAMES.includes(name.toLowerCase())) {
@@ -85,20 +109,7 @@ export function dispatcher(router: Router, services: Services): Koa.Middleware {
       if (route.body) validateBody(route.body, body);
     }
     const dryRun = Boolean(params.dry_run);
-    const req: Req = {
-      route,
-      params,
-      body,
-      actor,
-      services,
-      requestId: state.requestId,
-      // made when a handler logs (most never do)
-      get log() {
-        return services.log.child({ request_id: state.requestId });
-      },
-      ctx,
-      dryRun,
-    };
+    const req = new Request(route, params, body, actor, services, state.requestId, ctx, dryRun);
     const context = { path: ctx.path, params, requestId: state.requestId, dryRun, cost: 0 };
 
     const produce = async () => {

@@ -1,7 +1,7 @@
 // Identifiers: a prefix, an underscore and an opaque string (spec 2.1).
 // Created resources get random ids; ingested records get ids derived from their natural key
 // so that re-ingesting the same source yields the same ids.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hash, randomBytes } from 'node:crypto';
 import { ApiError } from './errors.ts';
 
 export const PREFIXES = {
@@ -113,7 +113,7 @@ export function requireId(kinds: IdKind | IdKind[], value: string, field: string
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', data, 'hex');
 }
 
 export function randomToken(bytes = 32): string {

@@ -1,7 +1,7 @@
 // Maps (spec 4.11): map layer versions, TileJSON per layer, and vector tiles made in PostGIS
 // (ST_AsMVT over ST_TileEnvelope, bound parameters), with ETags keyed by the map versions in
 // force and the tile, so caches stay right when the data changes.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import { ApiError, invalid } from '../core/errors.ts';
 import { resolveTimes, type TimeValue } from '../core/time.ts';
 import { named, type Queryable } from '../store/db.ts';
@@ -12,6 +12,8 @@ import { defineRoutes, type Req } from '../api/route.ts';
 import { mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileKeySql, tileSql, tolerance } from './layers.ts';
 
 const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
+/** Each layer's tile statement with its key, written once (it is the same text every call). */
+const TILE_SQL = Object.fromEntries(LAYER_IDS.map((id) => [id, tileSql(TILE_LAYERS[id], true)])) as Record<TileLayer['id'], string>;
 const MAP_LAYERS = ['district', 'overlay', 'future_land_use', 'parcel'] as const;
 
 export function layerOf(raw: string): TileLayer {
@@ -193,7 +195,7 @@ export const tileRoutes = defineRoutes([
       // client revalidating, or a zoom the layer does not draw, needs the key alone; otherwise
       // the key comes with the tile, in one statement.
       const cacheFor = (key: string) => ({
-        ETag: `"${createHash('sha256').update([layer.id, z, x, y, t.asOf, key].join('|')).digest('base64url').slice(0, 27)}"`,
+        ETag: `"${hash('sha256', [layer.id, z, x, y, t.asOf, key].join('|'), 'base64url').slice(0, 27)}"`,
         'Cache-Control': req.params.as_of || req.params.known_as_of ? 'private, max-age=86400' : 'private, max-age=300',
         Vary: 'X-API-Key, Authorization',
         'X-Known-As-Of': t.knownAsOf,
@@ -205,7 +207,7 @@ export const tileRoutes = defineRoutes([
         if (revalidating === cache.ETag) return { status: 304, body: null, headers: cache };
         if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
       }
-      const { rows } = await db.query(named(`tile-${layer.id}`, tileSql(layer, true), [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]));
+      const { rows } = await db.query(named(`tile-${layer.id}`, TILE_SQL[layer.id], [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]));
       const cache = cacheFor(rows[0].key);
       if (rows[0].features === 0) return { status: 204, body: null, headers: cache };
       return { body: rows[0].tile as Buffer, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };
