@@ -17,14 +17,21 @@ export interface BareResult {
 
 const round1 = (v: number) => Math.round(v * 10) / 10;
 
-/** pgbench with `scriptArgs` (-f file[@weight] …) by `clients` connections for `seconds`. */
-export function pgbench(url: string, scriptArgs: string[], opts: { clients: number; seconds: number }): BareResult {
+/**
+ * pgbench with `scriptArgs` (-f file[@weight] …) by `clients` connections for `seconds`. With
+ * `warmupSeconds`, the sessions run that much longer first and the transactions they finish in
+ * it are left out of the rate and the latencies: the same sessions, warmed (plans cached, PROJ
+ * loaded per backend), as the API's pooled connections are when it is measured after its own
+ * warm-up.
+ */
+export function pgbench(url: string, scriptArgs: string[], opts: { clients: number; seconds: number; warmupSeconds?: number }): BareResult {
+  const warmup = opts.warmupSeconds ?? 0;
   const work = mkdtempSync(join(tmpdir(), 'landlex-pgbench-'));
   try {
     const u = new URL(url);
     const r = spawnSync(
       'pgbench',
-      ['-n', '-M', 'prepared', '-c', String(opts.clients), '-j', '2', '-T', String(opts.seconds), ...scriptArgs, '-l', `--log-prefix=${join(work, 'log')}`,
+      ['-n', '-M', 'prepared', '-c', String(opts.clients), '-j', '2', '-T', String(opts.seconds + warmup), ...scriptArgs, '-l', `--log-prefix=${join(work, 'log')}`,
         '-h', u.hostname, '-p', u.port || '5432', '-U', u.username || 'postgres', u.pathname.slice(1)],
       { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PGOPTIONS: SERVING_OPTIONS } },
     );
@@ -32,16 +39,25 @@ export function pgbench(url: string, scriptArgs: string[], opts: { clients: numb
     if (!m) throw new Error(`pgbench failed: ${r.stderr || r.stdout}`);
     const errors = Number(/number of failed transactions: (\d+)/.exec(r.stdout)?.[1] ?? 0);
     // per-transaction log lines: client transaction_no latency_us script_no epoch_s epoch_us
-    const times: number[] = [];
+    const done: Array<{ at: number; ms: number }> = [];
     for (const f of readdirSync(work)) {
       for (const line of readFileSync(join(work, f), 'utf8').split('\n')) {
-        const us = Number(line.split(' ')[2]);
-        if (line && Number.isFinite(us)) times.push(us / 1000);
+        const [, , us, , sec, usec] = line.split(' ').map(Number);
+        if (line && Number.isFinite(us) && Number.isFinite(sec)) done.push({ at: sec + usec / 1e6, ms: us / 1000 });
       }
     }
+    let first = Number.POSITIVE_INFINITY;
+    let last = 0;
+    for (const d of done) {
+      first = Math.min(first, d.at - d.ms / 1000);
+      last = Math.max(last, d.at);
+    }
+    const counted = done.filter((d) => d.at >= first + warmup);
+    const times = counted.map((d) => d.ms);
     times.sort((a, b) => a - b);
     const q = (p: number) => (times.length ? round1(times[Math.min(times.length - 1, Math.floor(times.length * p))]) : Number.NaN);
-    return { rate: Math.round(Number(m[1])), p50: q(0.5), p99: q(0.99), count: times.length, errors };
+    const rate = warmup > 0 ? counted.length / (last - (first + warmup)) : Number(m[1]);
+    return { rate: Math.round(rate), p50: q(0.5), p99: q(0.99), count: times.length, errors };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
