@@ -20,7 +20,7 @@ import { selectFields } from './fields.ts';
  * objects alive through several young-generation collections (measured: ~2 MB promoted per
  * scavenge at tile rates, the largest part of the API's per-call cost).
  */
-class Request implements Req {
+class HandlerRequest implements Req {
   constructor(
     readonly route: Route,
     readonly params: Req['params'],
@@ -109,7 +109,7 @@ export function dispatcher(router: Router, services: Services): Koa.Middleware {
       if (route.body) validateBody(route.body, body);
     }
     const dryRun = Boolean(params.dry_run);
-    const req = new Request(route, params, body, actor, services, state.requestId, ctx, dryRun);
+    const req = new HandlerRequest(route, params, body, actor, services, state.requestId, ctx, dryRun);
     const context = { path: ctx.path, params, requestId: state.requestId, dryRun, cost: 0 };
 
     const produce = async () => {

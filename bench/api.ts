@@ -15,18 +15,10 @@ import { createPool } from '../store/db.ts';
 import { type BareResult, pgbench } from './pgbench.ts';
 import { ingestedDatabase } from '../test/helpers/pipeline.ts';
 import { bareScripts, recordRequests } from './record.ts';
-import { httpLoad, type LoadResult } from './wrk.ts';
+import { httpLoad, type LoadResult, waitForHealth } from './wrk.ts';
 
 const CLIENTS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-
-async function waitFor(port: number) {
-  for (let i = 0; i < 150; i++) {
-    if (await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false)) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('the API did not come up');
-}
 
 async function main() {
   const db = await ingestedDatabase('cambridge', ['cambridge-ma']);
@@ -46,7 +38,7 @@ async function main() {
       env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'error', RATE_LIMIT_PER_SECOND: '1000000' },
       stdio: 'inherit',
     });
-    await waitFor(port);
+    await waitForHealth(port);
     const pathsOf = (route: string) => {
       const p = points.map((x) => `/${route}?point=${x.lat.toFixed(6)},${x.lon.toFixed(6)}`);
       const a = addresses.map((x) => `/${route}?address=${encodeURIComponent(`${x.raw}, Cambridge, MA`)}`);

@@ -15,12 +15,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { orgCreate } from '../bin/org.ts';
-import { httpLoad } from './wrk.ts';
-import { resolveTimes } from '../core/time.ts';
+import { httpLoad, waitForHealth } from './wrk.ts';
 import { createPool } from '../store/db.ts';
 import { type BareResult, pgbench } from './pgbench.ts';
 import { ingestedDatabase } from '../test/helpers/pipeline.ts';
-import { TILE_LAYERS, type TileLayer, tileSql, tolerance } from '../tiles/layers.ts';
+import { mapTimes, TILE_LAYERS, type TileLayer, tileSql, tolerance } from '../tiles/layers.ts';
 
 const CLIENTS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -101,18 +100,6 @@ async function ogcItems(port: number, key: string, first: string) {
   return { measured: true as const, features, pages, seconds, mb: bytes / 1e6 };
 }
 
-async function waitFor(port: number) {
-  for (let i = 0; i < 150; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('the API did not come up');
-}
-
 async function maps(summary: string[]) {
   const db = await ingestedDatabase('cambridge', ['cambridge-ma']);
   const pool = createPool(db.url, { max: 2 });
@@ -144,15 +131,13 @@ async function maps(summary: string[]) {
       env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'error', RATE_LIMIT_PER_SECOND: '1000000' },
       stdio: 'inherit',
     });
-    await waitFor(port);
+    await waitForHealth(port);
     const floorPort = port + 1;
     floor = spawn(process.execPath, ['--import', 'tsx', 'bench/tile-floor.ts', db.url, String(floorPort)], { stdio: 'inherit' });
-    await waitFor(floorPort);
+    await waitForHealth(floorPort);
 
     // the times the route uses when none are given: today in Cambridge, known as of now
-    const t = resolveTimes({}, 'America/New_York');
-    const asOf = t.asOf.kind === 'instant' ? t.asOf.date : t.asOf.to;
-    const knownAsOf = t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end;
+    const { asOf, knownAsOf } = mapTimes({});
 
     console.log(`bench:maps  ${CLIENTS} clients, ${SECONDS} s each run, real Cambridge data (2 cores; each figure measured in this run)`);
     console.log(`district extent ${[box.w, box.s, box.e, box.n].map((v: number) => v.toFixed(4)).join(',')}`);
@@ -178,9 +163,6 @@ async function maps(summary: string[]) {
       );
     }
 
-    // the loads above ran synchronously: let this process see the keep-alive sockets the servers
-    // closed meanwhile before it fetches again (one was reused dead: "other side closed")
-    await new Promise((r) => setTimeout(r, 500));
     const items = await ogcItems(port, key, '/map/ogc/collections/parcels/items?limit=1000');
     if (items.measured) {
       const rate = Math.round(items.features / items.seconds);

@@ -2,10 +2,9 @@
 // API's tile statement (with its key) prepared on a pool of the API's size and settings, and
 // nothing else: no key, no rate, no usage, no ETag. Run as `tsx bench/tile-floor.ts <url> <port>`.
 import { createServer } from 'node:http';
-import { resolveTimes } from '../core/time.ts';
 import { loadConfig } from '../core/config.ts';
 import { createPool } from '../store/db.ts';
-import { TILE_LAYERS, type TileLayer, tileSql, tolerance } from '../tiles/layers.ts';
+import { mapTimes, TILE_LAYERS, type TileLayer, tileSql, tolerance } from '../tiles/layers.ts';
 
 const [url, port] = process.argv.slice(2);
 const config = loadConfig({ ...process.env, DATABASE_URL: url });
@@ -15,14 +14,12 @@ const sql = Object.fromEntries(Object.values(TILE_LAYERS).map((l) => [l.id, tile
 createServer(async (req, res) => {
   const m = /^\/map\/(\w+)\/(\d+)\/(\d+)\/(\d+)$/.exec(req.url ?? '');
   if (!m || !sql[m[1]]) {
-    res.statusCode = m ? 404 : 200;
+    res.statusCode = req.url === '/health' ? 200 : 404;
     res.end();
     return;
   }
   const [z, x, y] = [Number(m[2]), Number(m[3]), Number(m[4])];
-  const t = resolveTimes({}, 'America/New_York');
-  const asOf = t.asOf.kind === 'instant' ? t.asOf.date : t.asOf.to;
-  const known = t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end;
+  const { asOf, knownAsOf: known } = mapTimes({});
   const { rows } = await pool.query({ name: `tile-${m[1]}`, text: sql[m[1] as TileLayer['id']], values: [z, x, y, asOf, known, tolerance(z)] });
   if (rows[0].features === 0) {
     res.statusCode = 204;

@@ -2,6 +2,7 @@
 // little of what the server needs), `clients` keep-alive connections on loopback, each sending
 // a random path of the list with the API key, for `seconds`; rate and latency percentiles.
 import { spawnSync } from 'node:child_process';
+import { get } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,4 +42,24 @@ export function httpLoad(opts: { port: number; key: string; paths: string[]; sec
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Wait until a server on loopback answers GET /health with 200. Each try is on a connection of
+ * its own, closed after it: the loads that follow block this process, and a kept-alive socket
+ * the server closed meanwhile would be reused dead by the next fetch.
+ */
+export async function waitForHealth(port: number): Promise<void> {
+  const ok = () =>
+    new Promise<boolean>((resolve) => {
+      get({ host: '127.0.0.1', port, path: '/health', agent: false }, (res) => {
+        res.resume();
+        resolve(res.statusCode === 200);
+      }).on('error', () => resolve(false));
+    });
+  for (let i = 0; i < 150; i++) {
+    if (await ok()) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`nothing answered on port ${port}`);
 }

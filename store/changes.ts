@@ -124,12 +124,12 @@ export async function withKnowledgeLoad<T>(pool: Pool, o: KnowledgeLoadInput, fn
 
 const ISO_US = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
 
-/** Rows announced and never settled whose session is gone: settled now, as abandoned. */
 /** A load row `l` announced and never settled whose session (and so its lock) is gone. */
 const ABANDONED = `(l.settled_at IS NULL AND NOT EXISTS (
     SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.classid = ${LOAD_LOCK} AND k.objid = l.id::oid AND k.objsubid = 2 AND k.granted
        AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())))`;
 
+/** Rows announced and never settled whose session is gone: settled now, as abandoned. */
 const SETTLE_ABANDONED = `UPDATE knowledge_load l SET settled_at = greatest(clock_timestamp(), l.detected_at + interval '1 microsecond'), outcome = 'abandoned'
   WHERE ${ABANDONED}`;
 

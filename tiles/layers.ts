@@ -1,5 +1,6 @@
 // The map layers served as vector tiles: what each reads, its zoom range and its fields (the
 // TileJSON vector_layers are written from the same definitions).
+import { resolveTimes, type TimeSpec, type TimeValue } from '../core/time.ts';
 
 export interface TileLayer {
   id: 'district' | 'overlay' | 'parcel' | 'future_land_use' | 'coverage';
@@ -122,6 +123,13 @@ export function tileKeySql(layer: TileLayer, known = '$5'): string {
 
 /** The key alone ($1..$3 the tile, $4 the knowledge instant): for revalidation and empty zooms. */
 export const tileKeyOnlySql = (layer: TileLayer) => `WITH bounds AS (SELECT ST_Transform(ST_TileEnvelope($1, $2, $3), 4326) AS box) SELECT ${tileKeySql(layer, '$4')} AS key FROM bounds`;
+
+/** The date and knowledge instant a map shows for the time parameters given (none: today, known now). */
+export function mapTimes(params: { as_of?: TimeSpec; known_as_of?: TimeSpec }) {
+  const t = resolveTimes(params, 'America/New_York');
+  const at = (v: TimeValue) => (v.kind === 'instant' ? v.date : v.to);
+  return { asOf: at(t.asOf), knownAsOf: t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end, requested: t };
+}
 
 /** Metres per pixel at a zoom (4096-unit tiles): the simplification that cannot be seen. */
 export function tolerance(z: number): number {

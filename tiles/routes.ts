@@ -3,13 +3,12 @@
 // force and the tile, so caches stay right when the data changes.
 import { createHash, hash } from 'node:crypto';
 import { ApiError, invalid } from '../core/errors.ts';
-import { resolveTimes, type TimeValue } from '../core/time.ts';
 import { named, type Queryable } from '../store/db.ts';
 import { settledAnywhere } from '../store/changes.ts';
 import { timeParams } from '../api/collection/index.ts';
 import { parseBbox } from '../api/routes/parcels.ts';
 import { defineRoutes, type Req } from '../api/route.ts';
-import { mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileKeySql, tileSql, tolerance } from './layers.ts';
+import { mapTimes, mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileKeySql, tileSql, tolerance } from './layers.ts';
 
 const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
 /** Each layer's tile statement with its key, written once (it is the same text every call). */
@@ -23,15 +22,13 @@ export function layerOf(raw: string): TileLayer {
 }
 
 /**
- * The date and knowledge instant a map answers at. An instant asked inside a load's window is
- * answered as known just before the load began (the same question gives the same map during the
- * load and after, as /rule does).
+ * mapTimes of a request. An instant asked inside a load's window is answered as known just
+ * before the load began (the same question gives the same map during the load and after, as
+ * /rule does).
  */
 async function pointInTime(req: Req) {
-  const t = resolveTimes(req.params, 'America/New_York');
-  const at = (v: TimeValue) => (v.kind === 'instant' ? v.date : v.to);
-  const asked = t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end;
-  return { asOf: at(t.asOf), knownAsOf: req.params.known_as_of ? await settledAnywhere(req.services.pool, asked) : asked, requested: t };
+  const t = mapTimes(req.params);
+  return req.params.known_as_of ? { ...t, knownAsOf: await settledAnywhere(req.services.pool, t.knownAsOf) } : t;
 }
 
 function tileCoords(req: Req) {
