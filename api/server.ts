@@ -15,6 +15,7 @@ import { CredentialCache, KEY_CHANGED_CHANNEL } from './auth.ts';
 import { PgListener } from '../store/listen.ts';
 import { AnswerWriter } from '../store/answers.ts';
 import { FrameCache, KNOWLEDGE_CHANNEL } from '../store/place/frame.ts';
+import { TileKeyCache } from '../tiles/keys.ts';
 import type { Route } from './route.ts';
 
 export interface RunningServer {
@@ -34,12 +35,19 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   await listen.on(KEY_CHANGED_CHANNEL, (keyId) => credentials.drop(keyId));
   listen.onReconnect(() => credentials.clear());
   const frames = new FrameCache();
-  await listen.on(KNOWLEDGE_CHANNEL, () => frames.clear());
-  listen.onReconnect(() => frames.clear());
+  const tileKeys = new TileKeyCache();
+  await listen.on(KNOWLEDGE_CHANNEL, () => {
+    frames.clear();
+    tileKeys.clear();
+  });
+  listen.onReconnect(() => {
+    frames.clear();
+    tileKeys.clear();
+  });
   const meter = createMeter(pool, { leaseBlock: config.creditLeaseBlock, log, listen });
   const outbox = startOutbox(pool, config, log);
   const changes = new ChangeHub(listen);
-  const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, listen, credentials, answers: new AnswerWriter(pool), frames, startedAt: new Date() };
+  const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, listen, credentials, answers: new AnswerWriter(pool), frames, tileKeys, startedAt: new Date() };
   const app = makeApp(services, opts.routes);
   const server = createServer(app.callback());
   // idle connections outlive the client's idea of them (clients and load balancers close first),

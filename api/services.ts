@@ -8,6 +8,7 @@ import type { CredentialCache } from './auth.ts';
 import type { PgListener } from '../store/listen.ts';
 import type { AnswerWriter } from '../store/answers.ts';
 import type { FrameCache } from '../store/place/frame.ts';
+import type { TileKeyCache } from '../tiles/keys.ts';
 
 export interface Mailer {
   /** Wake the outbox dispatcher (mail was just enqueued in a committed transaction). */
@@ -31,6 +32,8 @@ export interface Services {
   answers: AnswerWriter;
   /** what place answers say around their facts, as known now (dropped when knowledge changes) */
   frames: FrameCache;
+  /** what tiles' ETags hang on, as known now (tiles/keys.ts) */
+  tileKeys: TileKeyCache;
   /** process start, for /health */
   startedAt: Date;
 }

@@ -1,6 +1,7 @@
 // bench:maps's floor: the least an HTTP server in Node can do per tile. node:http and pg, the
-// API's tile statement (with its key) prepared on a pool of the API's size and settings, and
-// nothing else: no key, no rate, no usage, no ETag. Run as `tsx bench/tile-floor.ts <url> <port>`.
+// tile statement the API runs for tiles as known now (its ETag key worked out in the process,
+// tiles/keys.ts) prepared on a pool of the API's size and settings, and nothing else: no API
+// key, no rate, no usage, no ETag. Run as `tsx bench/tile-floor.ts <url> <port>`.
 import { createServer } from 'node:http';
 import { loadConfig } from '../core/config.ts';
 import { createPool } from '../store/db.ts';
@@ -9,7 +10,7 @@ import { mapTimes, TILE_LAYERS, type TileLayer, tileSql, tolerance } from '../ti
 const [url, port] = process.argv.slice(2);
 const config = loadConfig({ ...process.env, DATABASE_URL: url });
 const pool = createPool(url, { max: config.dbPoolSize, statementTimeoutMs: config.statementTimeoutMs, serving: true });
-const sql = Object.fromEntries(Object.values(TILE_LAYERS).map((l) => [l.id, tileSql(l, true)]));
+const sql = Object.fromEntries(Object.values(TILE_LAYERS).map((l) => [l.id, tileSql(l)]));
 
 createServer(async (req, res) => {
   const m = /^\/map\/(\w+)\/(\d+)\/(\d+)\/(\d+)$/.exec(req.url ?? '');

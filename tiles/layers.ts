@@ -100,6 +100,9 @@ SELECT ST_AsMVT(mvt, '${layer.id}', 4096, 'geom' ORDER BY mvt.${Object.keys(laye
   FROM mvt WHERE mvt.geom IS NOT NULL`;
 }
 
+/** SQL: a timestamptz as whole microseconds since the epoch (a key's text, here and in tiles/keys.ts). */
+export const micros = (t: string) => `(extract(epoch FROM ${t}) * 1000000)::int8`;
+
 /** Last change of a fact (learnt, or retracted) known at $5: what two instants with the same one both knew. */
 const lastChange = (t: string, known: string) => `max(GREATEST(lower(${t}.known), CASE WHEN upper(${t}.known) <= ${known}::timestamptz THEN upper(${t}.known) END))`;
 
@@ -110,15 +113,16 @@ const lastChange = (t: string, known: string) => `max(GREATEST(lower(${t}.known)
  * covers what the versions before it held), and, where features carry district labels, the last
  * change of those jurisdictions' district facts. Two knowledge instants with the same key see
  * the same rows in the tile; an index probe on a small table decides it (docs/decisions.md, Maps).
+ * Instants are written as µs since the epoch; tiles/keys.ts works out the same text in the process.
  */
 export function tileKeySql(layer: TileLayer, known = '$5'): string {
-  if (!layer.versionLayer) return `(SELECT COALESCE(max(updated_at), 'epoch')::text FROM coverage WHERE updated_at <= ${known}::timestamptz)`;
+  if (!layer.versionLayer) return `(SELECT COALESCE(${micros('max(updated_at)')}::text, 'epoch') FROM coverage WHERE updated_at <= ${known}::timestamptz)`;
   const touching = `map_version m WHERE m.layer = '${layer.versionLayer}' AND m.extent && bounds.box AND lower(m.known) <= ${known}::timestamptz`;
   const labels =
     layer.versionLayer === 'parcel'
       ? ''
-      : ` || '|' || COALESCE((SELECT ${lastChange('d', known)} FROM district d WHERE d.jurisdiction_id IN (SELECT m.jurisdiction_id FROM ${touching}) AND lower(d.known) <= ${known}::timestamptz)::text, 'epoch')`;
-  return `(COALESCE((SELECT ${lastChange('m', known)} FROM ${touching})::text, 'epoch')${labels})`;
+      : ` || '|' || COALESCE(${micros(`(SELECT ${lastChange('d', known)} FROM district d WHERE d.jurisdiction_id IN (SELECT m.jurisdiction_id FROM ${touching}) AND lower(d.known) <= ${known}::timestamptz)`)}::text, 'epoch')`;
+  return `(COALESCE(${micros(`(SELECT ${lastChange('m', known)} FROM ${touching})`)}::text, 'epoch')${labels})`;
 }
 
 /** The key alone ($1..$3 the tile, $4 the knowledge instant): for revalidation and empty zooms. */

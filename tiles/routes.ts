@@ -11,8 +11,9 @@ import { defineRoutes, type Req } from '../api/route.ts';
 import { mapTimes, mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileKeySql, tileSql, tolerance } from './layers.ts';
 
 const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
-/** Each layer's tile statement with its key, written once (it is the same text every call). */
+/** Each layer's tile statement, with its key and without, written once (the same text every call). */
 const TILE_SQL = Object.fromEntries(LAYER_IDS.map((id) => [id, tileSql(TILE_LAYERS[id], true)])) as Record<TileLayer['id'], string>;
+const BARE_TILE_SQL = Object.fromEntries(LAYER_IDS.map((id) => [id, tileSql(TILE_LAYERS[id])])) as Record<TileLayer['id'], string>;
 const MAP_LAYERS = ['district', 'overlay', 'future_land_use', 'parcel'] as const;
 
 export function layerOf(raw: string): TileLayer {
@@ -188,24 +189,27 @@ export const tileRoutes = defineRoutes([
       const t = await pointInTime(req);
       if (t.requested.asOf.kind === 'interval') throw invalid('as_of', 'a tile shows one date; give a date, not an interval');
       const db = req.services.pool;
-      // The ETag: the tile, its date, and what its rows hang on as known then (tileKeySql). A
-      // client revalidating, or a zoom the layer does not draw, needs the key alone; otherwise
-      // the key comes with the tile, in one statement.
+      // The ETag: the tile, its date, and what its rows hang on as known then (tileKeySql). As
+      // known now, the process works the key out (tiles/keys.ts); otherwise it comes from the
+      // database: alone for a client revalidating or a zoom the layer does not draw, else with
+      // the tile, in one statement.
       const cacheFor = (key: string) => ({
         ETag: `"${hash('sha256', [layer.id, z, x, y, t.asOf, key].join('|'), 'base64url').slice(0, 27)}"`,
         'Cache-Control': req.params.as_of || req.params.known_as_of ? 'private, max-age=86400' : 'private, max-age=300',
         Vary: 'X-API-Key, Authorization',
         'X-Known-As-Of': t.knownAsOf,
       });
-      const keyOnly = async () => cacheFor((await db.query(named(`tile-key-${layer.id}`, tileKeyOnlySql(layer), [z, x, y, t.knownAsOf]))).rows[0].key);
+      const known = req.params.known_as_of ? null : await req.services.tileKeys.key(db, layer, z, x, y, t.knownAsOf);
+      const keyOnly = async () => cacheFor(known ?? (await db.query(named(`tile-key-${layer.id}`, tileKeyOnlySql(layer), [z, x, y, t.knownAsOf]))).rows[0].key);
       const revalidating = req.ctx.get('if-none-match');
       if (revalidating || z < layer.minzoom || z > layer.maxzoom) {
         const cache = await keyOnly();
         if (revalidating === cache.ETag) return { status: 304, body: null, headers: cache };
         if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
       }
-      const { rows } = await db.query(named(`tile-${layer.id}`, TILE_SQL[layer.id], [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]));
-      const cache = cacheFor(rows[0].key);
+      const values = [z, x, y, t.asOf, t.knownAsOf, tolerance(z)];
+      const { rows } = await db.query(known === null ? named(`tile-${layer.id}`, TILE_SQL[layer.id], values) : named(`tile-bare-${layer.id}`, BARE_TILE_SQL[layer.id], values));
+      const cache = cacheFor(known ?? rows[0].key);
       if (rows[0].features === 0) return { status: 204, body: null, headers: cache };
       return { body: rows[0].tile as Buffer, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };
     },
