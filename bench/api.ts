@@ -53,7 +53,7 @@ async function main() {
       await pool.query('VACUUM ANALYZE answer');
       const ours = httpLoad({ port, key, paths, seconds: SECONDS, clients: CLIENTS });
       await pool.query('VACUUM ANALYZE answer');
-      const bare = pgbench(db.url, scripts, { clients: CLIENTS, seconds: SECONDS });
+      const bare = await pgbench(db.url, scripts, { clients: CLIENTS, seconds: SECONDS });
       results.push({ route, ours, bare });
     }
     console.log(`bench:api  ${CLIENTS} clients, ${SECONDS} s each, 500 random Cambridge parcel points and 500 assessor addresses`);

@@ -152,7 +152,8 @@ export class TileKeyCache {
   private async current(db: Queryable): Promise<KeySnapshot | null> {
     if (this.snapshot && Date.now() - this.readAt < this.ttlMs) return this.snapshot;
     const generation = this.generation;
-    const read = (this.pending ??= readKeySnapshot(db));
+    this.pending ??= readKeySnapshot(db);
+    const read = this.pending;
     let got: Awaited<typeof read>;
     try {
       got = await read;
