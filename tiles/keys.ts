@@ -126,15 +126,21 @@ export async function readKeySnapshot(db: Queryable): Promise<{ snapshot: KeySna
 
 /**
  * The snapshot, per process. A snapshot read while a load is in flight, or while a change was
- * announced, is not kept, and the caller reads the key with the tile instead.
+ * announced, is not kept, and the caller reads the key with the tile instead; while a load is in
+ * flight callers do so without asking again until a notice (its settling) or `inFlightRetryMs`.
  */
 export class TileKeyCache {
   private snapshot: KeySnapshot | null = null;
   private readAt = 0;
   private generation = 0;
   private pending: Promise<{ snapshot: KeySnapshot; inFlight: boolean }> | null = null;
+  /** when a read last found a load in flight, in this generation */
+  private inFlightSeen: { generation: number; at: number } | null = null;
 
-  constructor(private ttlMs = 60_000) {}
+  constructor(
+    private ttlMs = 60_000,
+    private inFlightRetryMs = 1_000,
+  ) {}
 
   /** Forget the snapshot (knowledge changed, or a notice may have been missed). */
   clear() {
@@ -151,6 +157,8 @@ export class TileKeyCache {
 
   private async current(db: Queryable): Promise<KeySnapshot | null> {
     if (this.snapshot && Date.now() - this.readAt < this.ttlMs) return this.snapshot;
+    const seen = this.inFlightSeen;
+    if (seen?.generation === this.generation && Date.now() - seen.at < this.inFlightRetryMs) return null;
     const generation = this.generation;
     this.pending ??= readKeySnapshot(db);
     const read = this.pending;
@@ -160,7 +168,11 @@ export class TileKeyCache {
     } finally {
       if (this.pending === read) this.pending = null;
     }
-    if (got.inFlight || generation !== this.generation) return null;
+    if (generation !== this.generation) return null;
+    if (got.inFlight) {
+      this.inFlightSeen = { generation, at: Date.now() };
+      return null;
+    }
     this.snapshot = got.snapshot;
     this.readAt = Date.now();
     return got.snapshot;

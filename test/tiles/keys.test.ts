@@ -128,6 +128,45 @@ describe('the API', () => {
     }
   });
 
+  test('while a load is in flight the key comes from the database, and the process does not ask again until it settles', async () => {
+    const pool = server.services.pool;
+    const cache = server.services.tileKeys;
+    const path = '/map/district/14/4955/6060';
+    const before = await etag(path);
+    let heard = 0;
+    const stop = await server.services.listen.on(KNOWLEDGE_CHANNEL, () => heard++);
+    const waitHeard = async (n: number) => {
+      for (let i = 0; i < 200 && heard < n; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(heard).toBeGreaterThanOrEqual(n);
+    };
+    try {
+      let reads = 0;
+      const counted = {
+        query: (...args: Parameters<typeof pool.query>) => {
+          reads++;
+          return pool.query(...args);
+        },
+      } as unknown as typeof pool;
+      const keyNow = () => cache.key(counted, TILE_LAYERS.district, 14, 4955, 6060, new Date().toISOString());
+      const { rows } = await pool.query(`INSERT INTO knowledge_load (label, jurisdiction_ids, detected_at) VALUES ('test', '{}', now()) RETURNING id`);
+      await waitHeard(1);
+      expect(await keyNow()).toBeNull();
+      expect(reads).toBe(1);
+      // asked again at once, it does not read the snapshot again
+      expect(await keyNow()).toBeNull();
+      expect(reads).toBe(1);
+      // the tile meanwhile carries the database's key, which is the same
+      expect((await etag(path)).etag).toBe(before.etag);
+      await pool.query(`UPDATE knowledge_load SET settled_at = clock_timestamp(), outcome = 'committed' WHERE id = $1`, [rows[0].id]);
+      await waitHeard(2);
+      expect(await keyNow()).toMatch(/^\d+\|\d+$/);
+      expect(reads).toBe(2);
+      expect((await etag(path)).etag).toBe(before.etag);
+    } finally {
+      stop();
+    }
+  });
+
   test('a change of knowledge reaches the process: the tiles it touches change ETag, at once', async () => {
     const pool = server.services.pool;
     const path = '/map/district/14/4955/6060';
