@@ -36,14 +36,13 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   listen.onReconnect(() => credentials.clear());
   const frames = new FrameCache();
   const tileKeys = new TileKeyCache();
-  await listen.on(KNOWLEDGE_CHANNEL, () => {
+  // what is kept as known now, dropped when knowledge changes or a notice may have been missed
+  const knowledgeChanged = () => {
     frames.clear();
     tileKeys.clear();
-  });
-  listen.onReconnect(() => {
-    frames.clear();
-    tileKeys.clear();
-  });
+  };
+  await listen.on(KNOWLEDGE_CHANNEL, knowledgeChanged);
+  listen.onReconnect(knowledgeChanged);
   const meter = createMeter(pool, { leaseBlock: config.creditLeaseBlock, log, listen });
   const outbox = startOutbox(pool, config, log);
   const changes = new ChangeHub(listen);

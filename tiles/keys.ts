@@ -92,7 +92,9 @@ export function keyOf(snap: KeySnapshot, layer: TileLayer, z: number, x: number,
     if (v.layer !== layer.versionLayer || v.learnt > known) continue;
     if (v.box[0] > e || v.box[2] < w || v.box[1] > n || v.box[3] < s) continue;
     jurisdictions.add(v.jurisdiction);
-    last = Math.max(last ?? v.learnt, v.learnt, v.dropped !== null && v.dropped <= known ? v.dropped : v.learnt);
+    // a version's last change known then: dropped (always after it was learnt), or else learnt
+    const changed = v.dropped !== null && v.dropped <= known ? v.dropped : v.learnt;
+    last = Math.max(last ?? changed, changed);
   }
   if (layer.versionLayer === 'parcel') return text(last);
   let labels: number | null = null;

@@ -12,8 +12,7 @@ import { mapTimes, mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type Tile
 
 const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
 /** Each layer's tile statement, with its key and without, written once (the same text every call). */
-const TILE_SQL = Object.fromEntries(LAYER_IDS.map((id) => [id, tileSql(TILE_LAYERS[id], true)])) as Record<TileLayer['id'], string>;
-const BARE_TILE_SQL = Object.fromEntries(LAYER_IDS.map((id) => [id, tileSql(TILE_LAYERS[id])])) as Record<TileLayer['id'], string>;
+const TILE_SQL = Object.fromEntries(LAYER_IDS.map((id) => [id, { withKey: tileSql(TILE_LAYERS[id], true), bare: tileSql(TILE_LAYERS[id]) }])) as Record<TileLayer['id'], { withKey: string; bare: string }>;
 const MAP_LAYERS = ['district', 'overlay', 'future_land_use', 'parcel'] as const;
 
 export function layerOf(raw: string): TileLayer {
@@ -199,8 +198,8 @@ export const tileRoutes = defineRoutes([
         Vary: 'X-API-Key, Authorization',
         'X-Known-As-Of': t.knownAsOf,
       });
-      const known = req.params.known_as_of ? null : await req.services.tileKeys.key(db, layer, z, x, y, t.knownAsOf);
-      const keyOnly = async () => cacheFor(known ?? (await db.query(named(`tile-key-${layer.id}`, tileKeyOnlySql(layer), [z, x, y, t.knownAsOf]))).rows[0].key);
+      const keyHere = req.params.known_as_of ? null : await req.services.tileKeys.key(db, layer, z, x, y, t.knownAsOf);
+      const keyOnly = async () => cacheFor(keyHere ?? (await db.query(named(`tile-key-${layer.id}`, tileKeyOnlySql(layer), [z, x, y, t.knownAsOf]))).rows[0].key);
       const revalidating = req.ctx.get('if-none-match');
       if (revalidating || z < layer.minzoom || z > layer.maxzoom) {
         const cache = await keyOnly();
@@ -208,8 +207,9 @@ export const tileRoutes = defineRoutes([
         if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
       }
       const values = [z, x, y, t.asOf, t.knownAsOf, tolerance(z)];
-      const { rows } = await db.query(known === null ? named(`tile-${layer.id}`, TILE_SQL[layer.id], values) : named(`tile-bare-${layer.id}`, BARE_TILE_SQL[layer.id], values));
-      const cache = cacheFor(known ?? rows[0].key);
+      const statement = keyHere === null ? named(`tile-${layer.id}`, TILE_SQL[layer.id].withKey, values) : named(`tile-bare-${layer.id}`, TILE_SQL[layer.id].bare, values);
+      const { rows } = await db.query(statement);
+      const cache = cacheFor(keyHere ?? rows[0].key);
       if (rows[0].features === 0) return { status: 204, body: null, headers: cache };
       return { body: rows[0].tile as Buffer, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };
     },

@@ -3,8 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { assess, convert } from '../../api/place/conformance.ts';
 import type { RunningServer } from '../../api/server.ts';
-import { ingestedDatabase } from '../helpers/pipeline.ts';
-import { call, createTestOrg, startTestServer } from '../helpers/server.ts';
+import { call, cambridgeApi } from '../helpers/server.ts';
 
 const cite = { id: 'cit_x', quote: 'q' };
 const rule = {
@@ -60,17 +59,14 @@ describe('judgement', () => {
 });
 
 describe('routes', () => {
-  let db: { url: string; drop: () => Promise<void> };
+  let close = async () => {};
   let server: RunningServer;
   let key: string;
   beforeAll(async () => {
-    db = await ingestedDatabase('cambridge', ['cambridge-ma']);
-    server = await startTestServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' });
-    key = (await createTestOrg(server, 100)).apiKey;
+    ({ server, key, close } = await cambridgeApi(100));
   }, 120_000);
   afterAll(async () => {
-    await server.close();
-    await db.drop();
+    await close();
   });
 
   test('without the code text, a proposal is indeterminate and says why', async () => {

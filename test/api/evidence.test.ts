@@ -2,24 +2,20 @@
 // its offsets, corrections (idempotent), documents with versions, answers replayed exactly.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { RunningServer } from '../../api/server.ts';
-import { call, createTestOrg, startTestServer } from '../helpers/server.ts';
-import { ingestedDatabase } from '../helpers/pipeline.ts';
+import { call, cambridgeApi, createTestOrg } from '../helpers/server.ts';
 
-let db: { url: string; drop: () => Promise<void> };
+let close = async () => {};
 let server: RunningServer;
 let key: string;
 let citation: string;
 
 beforeAll(async () => {
-  db = await ingestedDatabase('cambridge', ['cambridge-ma']);
-  server = await startTestServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' });
-  key = (await createTestOrg(server, 1000)).apiKey;
+  ({ server, key, close } = await cambridgeApi(1000));
   const place = await call(server, 'GET', '/place?point=42.3629,-71.1113&include=assignment', { key });
   citation = place.body.item.assignment[0].citation.id;
 }, 120_000);
 afterAll(async () => {
-  await server.close();
-  await db.drop();
+  await close();
 });
 
 test('a citation: its quote is at its offsets in the retained source', async () => {

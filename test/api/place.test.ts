@@ -1,22 +1,18 @@
 // /place, /rule, batches, suggestions and coverage on real Cambridge data.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../api/server.ts';
-import { ingestedDatabase } from '../helpers/pipeline.ts';
-import { call, createTestOrg, startTestServer } from '../helpers/server.ts';
+import { call, cambridgeApi, createTestOrg } from '../helpers/server.ts';
 
-let db: { url: string; drop: () => Promise<void> };
+let close = async () => {};
 let server: RunningServer;
 let key: string;
 const POINT = '42.3629,-71.1113';
 
 beforeAll(async () => {
-  db = await ingestedDatabase('cambridge', ['cambridge-ma']);
-  server = await startTestServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' });
-  key = (await createTestOrg(server, 10_000)).apiKey;
+  ({ server, key, close } = await cambridgeApi(10_000));
 }, 120_000);
 afterAll(async () => {
-  await server.close();
-  await db.drop();
+  await close();
 });
 
 describe('GET /place', () => {

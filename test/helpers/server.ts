@@ -6,6 +6,7 @@ import { createPool } from '../../store/db.ts';
 import { orgCreate } from '../../bin/org.ts';
 import type { Route } from '../../api/route.ts';
 import { sha256Hex } from '../../core/ids.ts';
+import { ingestedDatabase } from './pipeline.ts';
 
 export function testDatabaseUrl(): string {
   const url = process.env.TEST_DATABASE_URL;
@@ -16,6 +17,26 @@ export function testDatabaseUrl(): string {
 export async function startTestServer(env: Record<string, string> = {}, routes?: Route[]): Promise<RunningServer> {
   const config: Config = loadConfig({ DATABASE_URL: testDatabaseUrl(), PORT: '0', LOG_LEVEL: 'silent', ...env });
   return startServer(config, { log: createLogger(config.logLevel), routes });
+}
+
+/**
+ * The real Cambridge data loaded through the pipeline into a database of its own, an API over it
+ * and a key holding `credits`; `close` stops the server and drops the database.
+ */
+export async function cambridgeApi(credits: number): Promise<{ server: RunningServer; key: string; close: () => Promise<void> }> {
+  const db = await ingestedDatabase('cambridge', ['cambridge-ma']);
+  let server: RunningServer | null = null;
+  const close = async () => {
+    await server?.close();
+    await db.drop();
+  };
+  try {
+    server = await startTestServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' });
+    return { server, key: (await createTestOrg(server, credits)).apiKey, close };
+  } catch (err) {
+    await close().catch(() => {});
+    throw err;
+  }
 }
 
 export async function createTestOrg(server: RunningServer, credits = 1000, name = `Test org ${Math.random().toString(36).slice(2, 8)}`) {

@@ -10,27 +10,23 @@ import { promisify } from 'node:util';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../api/server.ts';
-import { ingestedDatabase } from '../helpers/pipeline.ts';
-import { createTestOrg, startTestServer } from '../helpers/server.ts';
+import { cambridgeApi } from '../helpers/server.ts';
 
 const run = promisify(execFile);
 
-let db: { url: string; drop: () => Promise<void> };
+let close = async () => {};
 let server: RunningServer;
 let key: string;
 let work: string;
 let ogc: string;
 
 beforeAll(async () => {
-  db = await ingestedDatabase('cambridge', ['cambridge-ma']);
-  server = await startTestServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' });
-  key = (await createTestOrg(server, 100_000)).apiKey;
+  ({ server, key, close } = await cambridgeApi(100_000));
   work = await mkdtemp(join(tmpdir(), 'landlex-ogc-'));
   ogc = `${server.url}/map/ogc`;
 }, 180_000);
 afterAll(async () => {
-  await server?.close();
-  await db?.drop();
+  await close();
   if (work) await rm(work, { recursive: true, force: true });
 });
 

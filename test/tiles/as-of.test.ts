@@ -10,6 +10,7 @@ import type { RunningServer } from '../../api/server.ts';
 import { type PipelineHarness, pipelineHarness, syntheticManifests } from '../helpers/pipeline.ts';
 import { call, createTestOrg, startTestServer } from '../helpers/server.ts';
 import { type SyntheticSite, startSyntheticSite } from '../helpers/synthetic-site.ts';
+import { tileAt } from '../helpers/tiles.ts';
 
 let site: SyntheticSite;
 let h: PipelineHarness;
@@ -36,17 +37,6 @@ afterAll(async () => {
   await h?.close();
   await site?.close();
 });
-
-/** The tile (x, y) at zoom z holding the point, and the point in that tile's 4096-unit grid. */
-function tileAt(lon: number, lat: number, z: number) {
-  const n = 2 ** z;
-  const fx = ((lon + 180) / 360) * n;
-  const r = (lat * Math.PI) / 180;
-  const fy = ((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n;
-  const x = Math.floor(fx);
-  const y = Math.floor(fy);
-  return { x, y, px: (fx - x) * 4096, py: (fy - y) * 4096 };
-}
 
 /** Even-odd point in polygon over all rings of a tile feature (holes and parts included). */
 function covers(f: VectorTileFeature, px: number, py: number): boolean {

@@ -9,28 +9,19 @@ import type { RunningServer } from '../../api/server.ts';
 import { KNOWLEDGE_CHANNEL } from '../../store/place/frame.ts';
 import { instantMicros, keyOf, readKeySnapshot, tileBox } from '../../tiles/keys.ts';
 import { TILE_LAYERS, tileKeyOnlySql } from '../../tiles/layers.ts';
-import { ingestedDatabase } from '../helpers/pipeline.ts';
-import { createTestOrg, startTestServer } from '../helpers/server.ts';
+import { cambridgeApi } from '../helpers/server.ts';
+import { tileAt } from '../helpers/tiles.ts';
 
-let db: { url: string; drop: () => Promise<void> };
+let close = async () => {};
 let server: RunningServer;
 let key: string;
 
 beforeAll(async () => {
-  db = await ingestedDatabase('cambridge', ['cambridge-ma']);
-  server = await startTestServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' });
-  key = (await createTestOrg(server, 1000)).apiKey;
+  ({ server, key, close } = await cambridgeApi(1000));
 }, 120_000);
 afterAll(async () => {
-  await server.close();
-  await db.drop();
+  await close();
 });
-
-const tileAt = (lon: number, lat: number, z: number) => {
-  const n = 2 ** z;
-  const r = (lat * Math.PI) / 180;
-  return { z, x: Math.floor(((lon + 180) / 360) * n), y: Math.floor(((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n) };
-};
 
 test('instants parse to microseconds whatever their form', () => {
   expect(instantMicros('2026-11-25T06:59:01Z')).toBe(Date.parse('2026-11-25T06:59:01Z') * 1000);
@@ -78,7 +69,7 @@ describe('the process and the database give every tile the same key', () => {
       }
     };
     for (const b of ext) {
-      for (const z of [8, 12, 14, 16, 18]) for (const [lon, lat] of [[b.w, b.s], [b.e, b.n], [b.w, b.n], [b.e, b.s]]) add(tileAt(lon, lat, z));
+      for (const z of [8, 12, 14, 16, 18]) for (const [lon, lat] of [[b.w, b.s], [b.e, b.n], [b.w, b.n], [b.e, b.s]]) add({ z, ...tileAt(lon, lat, z) });
     }
     for (const z of [12, 13, 14, 15, 16]) {
       const a = tileAt(-71.1604, 42.4038, z);

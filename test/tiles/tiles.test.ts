@@ -4,21 +4,17 @@ import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../api/server.ts';
-import { ingestedDatabase } from '../helpers/pipeline.ts';
-import { call, createTestOrg, startTestServer } from '../helpers/server.ts';
+import { call, cambridgeApi } from '../helpers/server.ts';
 
-let db: { url: string; drop: () => Promise<void> };
+let close = async () => {};
 let server: RunningServer;
 let key: string;
 
 beforeAll(async () => {
-  db = await ingestedDatabase('cambridge', ['cambridge-ma']);
-  server = await startTestServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' });
-  key = (await createTestOrg(server, 1000)).apiKey;
+  ({ server, key, close } = await cambridgeApi(1000));
 }, 120_000);
 afterAll(async () => {
-  await server.close();
-  await db.drop();
+  await close();
 });
 
 async function tile(path: string, headers: Record<string, string> = {}) {

@@ -5,10 +5,9 @@ import { chromium, type Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { RunningServer } from '../../api/server.ts';
-import { ingestedDatabase } from '../helpers/pipeline.ts';
-import { createTestOrg, startTestServer } from '../helpers/server.ts';
+import { cambridgeApi } from '../helpers/server.ts';
 
-let db: { url: string; drop: () => Promise<void> };
+let close = async () => {};
 let server: RunningServer;
 let browser: Browser;
 let key: string;
@@ -16,15 +15,12 @@ let key: string;
 const CHROMIUM_ARGS = ['--headless=new', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--ignore-gpu-blocklist', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 beforeAll(async () => {
-  db = await ingestedDatabase('cambridge', ['cambridge-ma']);
-  server = await startTestServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' });
-  key = (await createTestOrg(server, 10_000)).apiKey;
+  ({ server, key, close } = await cambridgeApi(10_000));
   browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  await db?.drop();
+  await close();
 });
 
 test('the map draws our tiles, and a click on a parcel shows the rules with their passages', async () => {
