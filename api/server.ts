@@ -16,6 +16,7 @@ import { PgListener } from '../store/listen.ts';
 import { AnswerWriter } from '../store/answers.ts';
 import { FrameCache, KNOWLEDGE_CHANNEL } from '../store/place/frame.ts';
 import { TileKeyCache } from '../tiles/keys.ts';
+import { TileBatcher } from '../tiles/batch.ts';
 import type { Route } from './route.ts';
 
 export interface RunningServer {
@@ -46,7 +47,7 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   const meter = createMeter(pool, { leaseBlock: config.creditLeaseBlock, log, listen });
   const outbox = startOutbox(pool, config, log);
   const changes = new ChangeHub(listen);
-  const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, listen, credentials, answers: new AnswerWriter(pool), frames, tileKeys, startedAt: new Date() };
+  const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, listen, credentials, answers: new AnswerWriter(pool), frames, tileKeys, tiles: new TileBatcher(pool, config.tileStatements), startedAt: new Date() };
   const app = makeApp(services, opts.routes);
   const server = createServer(app.callback());
   // idle connections outlive the client's idea of them (clients and load balancers close first),

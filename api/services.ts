@@ -9,6 +9,7 @@ import type { PgListener } from '../store/listen.ts';
 import type { AnswerWriter } from '../store/answers.ts';
 import type { FrameCache } from '../store/place/frame.ts';
 import type { TileKeyCache } from '../tiles/keys.ts';
+import type { TileBatcher } from '../tiles/batch.ts';
 
 export interface Mailer {
   /** Wake the outbox dispatcher (mail was just enqueued in a committed transaction). */
@@ -34,6 +35,8 @@ export interface Services {
   frames: FrameCache;
   /** what tiles' ETags hang on, as known now (tiles/keys.ts) */
   tileKeys: TileKeyCache;
+  /** makes the tiles asked at the same moment in one statement */
+  tiles: TileBatcher;
   /** process start, for /health */
   startedAt: Date;
 }

@@ -2,9 +2,10 @@
 //  1. vector tiles: a sweep of z12–z16 district tiles (and z15–z16 parcel tiles) over Cambridge's
 //     extent, fetched from GET /map/{layer}/{z}/{x}/{y} by 16 concurrent clients, against the very
 //     tile statement of tiles/layers.ts run bare through pgbench (16 clients, a random tile of the
-//     same list per transaction), each side measured after a warm-up of its own sessions; and, as
-//     a floor, the same tiles from bench/tile-floor.ts (node:http and pg running the same
-//     statement, and nothing else): what any HTTP layer in Node on this machine reaches. The three
+//     same list per transaction, one tile a statement), each side measured after a warm-up of its
+//     own sessions; and, as a floor, the same tiles from bench/tile-floor.ts (node:http and pg
+//     making the tiles as the API does, the tiles asked meanwhile in one statement: tiles/batch.ts,
+//     and nothing else): what any HTTP layer in Node on this machine reaches. The three
 //     run in turn, BENCH_ROUNDS times (the machine's speed drifts by ±20% over minutes); each
 //     prints tiles/s, p50, p99 and the machine's CPU per tile, and the ratio (goal ≥ 0.85) is the
 //     median of the rounds' ratios, with their range;
@@ -83,8 +84,10 @@ const median = (xs: number[]) => {
 const ms2 = (v: number) => v.toFixed(2);
 
 /**
- * The tile statement of tiles/layers.ts as the API runs it for tiles as known now (its ETag key
- * worked out in the process), its parameters taken per transaction from the tile list; run prepared (-M prepared), as the API runs it.
+ * The tile statement of tiles/layers.ts (tileSql) as the API runs it for a tile asked alone as
+ * known now (its ETag key worked out in the process), its parameters taken per transaction from
+ * the tile list; run prepared (-M prepared), as the API runs it. One tile a statement: the API's
+ * batches of tiles asked together (tiles/batch.ts) are its own work, not the baseline's.
  */
 function bareTileScript(layer: TileLayer, count: number, asOf: string, knownAsOf: string): string {
   const values: Record<string, string> = { 1: ':z', 2: ':x', 3: ':y', 4: ':asof', 5: ':known', 6: ':tol' };

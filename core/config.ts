@@ -30,6 +30,8 @@ export interface Config {
   sessionTtlSeconds: number;
   statementTimeoutMs: number;
   dbPoolSize: number;
+  /** tile statements at once (tiles/batch.ts) */
+  tileStatements: number;
 }
 
 export class ConfigError extends Error {
@@ -65,6 +67,7 @@ export const VARIABLES: Array<{ name: string; default: string; meaning: string }
   { name: 'SESSION_TTL_SECONDS', default: '43200', meaning: 'lifetime of a console session' },
   { name: 'STATEMENT_TIMEOUT_MS', default: '5000', meaning: 'PostgreSQL statement timeout for API queries' },
   { name: 'DB_POOL_SIZE', default: String(DEFAULT_POOL), meaning: 'connections per process (default: twice the cores, plus two)' },
+  { name: 'TILE_STATEMENTS', default: String(availableParallelism()), meaning: 'tile statements running at once per process, each making the tiles asked meanwhile (default: the cores)' },
 ];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -138,6 +141,7 @@ export function loadConfig(env: Env = process.env): Config {
     sessionTtlSeconds: int('SESSION_TTL_SECONDS', 43_200, 60, 31_536_000),
     statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 5000, 100, 3_600_000),
     dbPoolSize: int('DB_POOL_SIZE', DEFAULT_POOL, 1, 500),
+    tileStatements: int('TILE_STATEMENTS', availableParallelism(), 1, 500),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -100,6 +100,19 @@ SELECT ST_AsMVT(mvt, '${layer.id}', 4096, 'geom' ORDER BY mvt.${Object.keys(laye
   FROM mvt WHERE mvt.geom IS NOT NULL`;
 }
 
+/**
+ * tileSql for many tiles of a layer in one statement: $1..$6 are arrays (z, x, y, date, knowledge
+ * instant, tolerance), one element per tile; a row per tile, `n` its place in the arrays (from 1).
+ * Each tile is made by the very statement of tileSql, run once per element (LATERAL).
+ */
+export function tileBatchSql(layer: TileLayer): string {
+  const column = ['z', 'x', 'y', 'as_of', 'known', 'tol'];
+  const one = tileSql(layer).replace(/\$([1-6])(?!\d)/g, (_m, n: string) => `req.${column[Number(n) - 1]}`);
+  return `SELECT req.n, t.tile, t.features
+  FROM unnest($1::int[], $2::int[], $3::int[], $4::date[], $5::timestamptz[], $6::float8[]) WITH ORDINALITY AS req(z, x, y, as_of, known, tol, n),
+       LATERAL (${one}) t`;
+}
+
 /** SQL: a timestamptz as whole microseconds since the epoch (a key's text, here and in tiles/keys.ts). */
 export const micros = (t: string) => `(extract(epoch FROM ${t}) * 1000000)::int8`;
 

@@ -11,8 +11,8 @@ import { defineRoutes, type Req } from '../api/route.ts';
 import { mapTimes, mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileKeySql, tileSql, tolerance } from './layers.ts';
 
 const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
-/** Each layer's tile statement, with its key and without, written once (the same text every call). */
-const TILE_SQL = Object.fromEntries(LAYER_IDS.map((id) => [id, { withKey: tileSql(TILE_LAYERS[id], true), bare: tileSql(TILE_LAYERS[id]) }])) as Record<TileLayer['id'], { withKey: string; bare: string }>;
+/** Each layer's tile statement with its key, written once (the same text every call). */
+const TILE_SQL = Object.fromEntries(LAYER_IDS.map((id) => [id, tileSql(TILE_LAYERS[id], true)])) as Record<TileLayer['id'], string>;
 const MAP_LAYERS = ['district', 'overlay', 'future_land_use', 'parcel'] as const;
 
 export function layerOf(raw: string): TileLayer {
@@ -206,12 +206,14 @@ export const tileRoutes = defineRoutes([
         if (revalidating === cache.ETag) return { status: 304, body: null, headers: cache };
         if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
       }
-      const values = [z, x, y, t.asOf, t.knownAsOf, tolerance(z)];
-      const statement = keyHere === null ? named(`tile-${layer.id}`, TILE_SQL[layer.id].withKey, values) : named(`tile-bare-${layer.id}`, TILE_SQL[layer.id].bare, values);
-      const { rows } = await db.query(statement);
-      const cache = cacheFor(keyHere ?? rows[0].key);
-      if (rows[0].features === 0) return { status: 204, body: null, headers: cache };
-      return { body: rows[0].tile as Buffer, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };
+      // as known now, with tiles asked meanwhile (tiles/batch.ts); else with its key
+      const made =
+        keyHere === null
+          ? (await db.query(named(`tile-${layer.id}`, TILE_SQL[layer.id], [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]))).rows[0]
+          : await req.services.tiles.make(layer, { z, x, y, asOf: t.asOf, knownAsOf: t.knownAsOf });
+      const cache = cacheFor(keyHere ?? made.key);
+      if (made.features === 0) return { status: 204, body: null, headers: cache };
+      return { body: made.tile as Buffer, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };
     },
   },
 ]);
