@@ -8,6 +8,7 @@ import { settledAnywhere } from '../store/changes.ts';
 import { timeParams } from '../api/collection/index.ts';
 import { parseBbox } from '../api/routes/parcels.ts';
 import { defineRoutes, type Req } from '../api/route.ts';
+import type { MadeTile } from './batch.ts';
 import { mapTimes, mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileKeySql, tileSql, tolerance } from './layers.ts';
 
 const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
@@ -206,14 +207,14 @@ export const tileRoutes = defineRoutes([
         if (revalidating === cache.ETag) return { status: 304, body: null, headers: cache };
         if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
       }
-      // as known now, with tiles asked meanwhile (tiles/batch.ts); else with its key
-      const made =
+      // as known now, with the tiles asked meanwhile (tiles/batch.ts); else with its key
+      const { tile, features, key }: MadeTile & { key: string } =
         keyHere === null
           ? (await db.query(named(`tile-${layer.id}`, TILE_SQL[layer.id], [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]))).rows[0]
-          : await req.services.tiles.make(layer, { z, x, y, asOf: t.asOf, knownAsOf: t.knownAsOf });
-      const cache = cacheFor(keyHere ?? made.key);
-      if (made.features === 0) return { status: 204, body: null, headers: cache };
-      return { body: made.tile as Buffer, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };
+          : { ...(await req.services.tiles.make(layer, { z, x, y, asOf: t.asOf, knownAsOf: t.knownAsOf })), key: keyHere };
+      const cache = cacheFor(key);
+      if (features === 0) return { status: 204, body: null, headers: cache };
+      return { body: tile, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };
     },
   },
 ]);
