@@ -10,7 +10,7 @@
 //     minutes), at each concurrency of BENCH_CLIENTS (16, 32, 64); each prints tiles/s, p50, p99
 //     and the machine's CPU per tile, and each concurrency the median of its rounds' ratios with
 //     their range. The goal (≥ 0.85) is on capacity: each side's most tiles/s at any of those
-//     concurrencies (docs/decisions.md, Maps);
+//     concurrencies (docs/decisions.md, Serving fast);
 //  2. OGC API Features: paging through /map/ogc/collections/parcels/items?limit=1000 by its next
 //     links (features/s);
 //  3. extracts: bench/extract.ts (a 1,000,000-parcel county to Parquet and JSONL), echoed.
