@@ -7,7 +7,6 @@
 // in-process with their values), replayed by pgbench as prepared statements with parameters
 // (bench/record.ts), each answer row inserted anew, in sessions with the API pool's own settings
 // (SERVING_OPTIONS). Its one addition: a primary-key read of the request's values per transaction.
-import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { orgCreate } from '../bin/org.ts';
@@ -15,7 +14,7 @@ import { createPool } from '../store/db.ts';
 import { type BareResult, pgbench } from './pgbench.ts';
 import { ingestedDatabase } from '../test/helpers/pipeline.ts';
 import { bareScripts, recordRequests } from './record.ts';
-import { httpLoad, type LoadResult, waitForHealth } from './wrk.ts';
+import { httpLoad, type LoadResult, serveApi } from './wrk.ts';
 
 const CLIENTS = 16;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -23,7 +22,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 async function main() {
   const db = await ingestedDatabase('cambridge', ['cambridge-ma']);
   const pool = createPool(db.url, { max: 2 });
-  let server: ReturnType<typeof spawn> | null = null;
+  let server: Awaited<ReturnType<typeof serveApi>> | null = null;
   try {
     const { rows: points } = await pool.query(
       `SELECT ST_Y(p) AS lat, ST_X(p) AS lon FROM (SELECT ST_PointOnSurface(geom) AS p FROM parcel WHERE geom IS NOT NULL ORDER BY md5(id) LIMIT 500) x`,
@@ -34,11 +33,7 @@ async function main() {
     );
     const { api_key: key } = await orgCreate(pool, { name: 'bench', credits: 100_000_000 });
     const port = 18_000 + (process.pid % 1000);
-    server = spawn(process.execPath, ['--import', 'tsx', 'bin/cli.ts', 'serve', '--port', String(port)], {
-      env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'error', RATE_LIMIT_PER_SECOND: '1000000' },
-      stdio: 'inherit',
-    });
-    await waitForHealth(port);
+    server = await serveApi(db.url, port);
     const pathsOf = (route: string) => {
       const p = points.map((x) => `/${route}?point=${x.lat.toFixed(6)},${x.lon.toFixed(6)}`);
       const a = addresses.map((x) => `/${route}?address=${encodeURIComponent(`${x.raw}, Cambridge, MA`)}`);
@@ -64,11 +59,7 @@ async function main() {
     }
     console.log('goals: ratio >= 0.67, p99 < 25 ms');
   } finally {
-    if (server) {
-      const exited = new Promise((r) => server?.once('exit', r));
-      server.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    }
+    await server?.stop();
     await pool.end();
     await db.drop();
   }

@@ -17,16 +17,17 @@
 //   BENCH_SECONDS (default 12) sets each timed run, BENCH_ROUNDS (default 3) the rounds,
 //   BENCH_CLIENTS (default 16,32,64) the concurrencies;
 //   BENCH_SKIP_EXTRACT=1 leaves out step 3.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { orgCreate } from '../bin/org.ts';
-import { type LoadResult, httpLoad, waitForHealth } from './wrk.ts';
+import { type LoadResult, httpLoad, serveApi, serveProcess } from './wrk.ts';
 import { machineBusyMs, processMs } from './cpu.ts';
 import { createPool } from '../store/db.ts';
 import { type BareResult, pgbench } from './pgbench.ts';
 import { ingestedDatabase } from '../test/helpers/pipeline.ts';
+import { tileAt } from '../test/helpers/tiles.ts';
 import { mapTimes, TILE_LAYERS, type TileLayer, tileSql, tolerance } from '../tiles/layers.ts';
 
 const CLIENTS = (process.env.BENCH_CLIENTS ?? '16,32,64').split(',').map(Number);
@@ -44,14 +45,11 @@ interface Tile {
 
 /** The tiles covering a lon/lat box at zoom z (XYZ scheme), sampled evenly down to `cap`. */
 function tilesOf(box: { w: number; s: number; e: number; n: number }, z: number, cap: number): Tile[] {
-  const n = 2 ** z;
-  const tx = (lon: number) => Math.min(n - 1, Math.floor(((lon + 180) / 360) * n));
-  const ty = (lat: number) => {
-    const r = (lat * Math.PI) / 180;
-    return Math.min(n - 1, Math.floor(((1 - Math.log(Math.tan(r) + 1 / Math.cos(r)) / Math.PI) / 2) * n));
-  };
+  const last = 2 ** z - 1;
+  const nw = tileAt(box.w, box.n, z);
+  const se = tileAt(box.e, box.s, z);
   const all: Tile[] = [];
-  for (let x = tx(box.w); x <= tx(box.e); x++) for (let y = ty(box.n); y <= ty(box.s); y++) all.push({ z, x, y });
+  for (let x = nw.x; x <= Math.min(last, se.x); x++) for (let y = nw.y; y <= Math.min(last, se.y); y++) all.push({ z, x, y });
   if (all.length <= cap) return all;
   const step = all.length / cap;
   return Array.from({ length: cap }, (_, i) => all[Math.floor(i * step)]);
@@ -133,8 +131,8 @@ async function ogcItems(port: number, key: string, first: string) {
 async function maps(summary: string[]) {
   const db = await ingestedDatabase('cambridge', ['cambridge-ma']);
   const pool = createPool(db.url, { max: 2 });
-  let server: ReturnType<typeof spawn> | null = null;
-  let floor: ReturnType<typeof spawn> | null = null;
+  let server: Awaited<ReturnType<typeof serveProcess>> | null = null;
+  let floor: Awaited<ReturnType<typeof serveProcess>> | null = null;
   try {
     const { rows: ext } = await pool.query(
       `SELECT ST_XMin(e) AS w, ST_YMin(e) AS s, ST_XMax(e) AS e, ST_YMax(e) AS n FROM (SELECT ST_Extent(geom)::geometry AS e FROM district_area WHERE kind = 'base') x`,
@@ -157,14 +155,9 @@ async function maps(summary: string[]) {
 
     const { api_key: key } = await orgCreate(pool, { name: 'bench', credits: 10_000_000 });
     const port = 19_000 + (process.pid % 1000);
-    server = spawn(process.execPath, ['--import', 'tsx', 'bin/cli.ts', 'serve', '--port', String(port)], {
-      env: { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'error', RATE_LIMIT_PER_SECOND: '1000000' },
-      stdio: 'inherit',
-    });
-    await waitForHealth(port);
+    server = await serveApi(db.url, port);
     const floorPort = port + 1;
-    floor = spawn(process.execPath, ['--import', 'tsx', 'bench/tile-floor.ts', db.url, String(floorPort)], { stdio: 'inherit' });
-    await waitForHealth(floorPort);
+    floor = await serveProcess(['bench/tile-floor.ts', db.url, String(floorPort)], floorPort);
 
     // the times the route uses when none are given: today in Cambridge, known as of now
     const { asOf, knownAsOf } = mapTimes({});
@@ -227,12 +220,8 @@ async function maps(summary: string[]) {
       summary.push(line);
     }
   } finally {
-    floor?.kill('SIGTERM');
-    if (server) {
-      const exited = new Promise((r) => server?.once('exit', r));
-      server.kill('SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    }
+    await floor?.stop();
+    await server?.stop();
     await pool.end();
     await db.drop();
   }

@@ -1,7 +1,7 @@
 // The benches' HTTP load: wrk (Debian's package, in C, so the load costs the 2-core machine
 // little of what the server needs), `clients` keep-alive connections on loopback, each sending
 // a random path of the list with the API key, for `seconds`; rate and latency percentiles.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { get } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -63,3 +63,27 @@ export async function waitForHealth(port: number): Promise<void> {
   }
   throw new Error(`nothing answered on port ${port}`);
 }
+
+/**
+ * A Node process serving on loopback (a tsx script and its arguments), once it answers
+ * /health; `stop` ends it with SIGTERM and waits up to 5 s for it to finish what is in flight.
+ */
+export async function serveProcess(args: string[], port: number, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, ...env }, stdio: 'inherit' });
+  const exited = new Promise((r) => child.once('exit', r));
+  const stop = async () => {
+    child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  };
+  try {
+    await waitForHealth(port);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { pid: child.pid, stop };
+}
+
+/** The API (`landlex serve`) over a database, for a bench: errors logged only, no rate limit to speak of. */
+export const serveApi = (databaseUrl: string, port: number) =>
+  serveProcess(['bin/cli.ts', 'serve', '--port', String(port)], port, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'error', RATE_LIMIT_PER_SECOND: '1000000' });

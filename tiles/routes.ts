@@ -12,8 +12,8 @@ import type { MadeTile } from './batch.ts';
 import { mapTimes, mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileKeySql, tileSql, tolerance } from './layers.ts';
 
 const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
-/** Each layer's tile statement with its key, written once (the same text every call). */
-const TILE_SQL = Object.fromEntries(LAYER_IDS.map((id) => [id, tileSql(TILE_LAYERS[id], true)])) as Record<TileLayer['id'], string>;
+/** Each layer's statements, written once (the same text every call): the tile with its key, and the key alone. */
+const TILE_SQL = Object.fromEntries(LAYER_IDS.map((id) => [id, { tile: tileSql(TILE_LAYERS[id], true), key: tileKeyOnlySql(TILE_LAYERS[id]) }])) as Record<TileLayer['id'], { tile: string; key: string }>;
 const MAP_LAYERS = ['district', 'overlay', 'future_land_use', 'parcel'] as const;
 
 export function layerOf(raw: string): TileLayer {
@@ -200,7 +200,7 @@ export const tileRoutes = defineRoutes([
         'X-Known-As-Of': t.knownAsOf,
       });
       const keyHere = req.params.known_as_of ? null : await req.services.tileKeys.key(db, layer, z, x, y, t.knownAsOf);
-      const keyOnly = async () => cacheFor(keyHere ?? (await db.query(named(`tile-key-${layer.id}`, tileKeyOnlySql(layer), [z, x, y, t.knownAsOf]))).rows[0].key);
+      const keyOnly = async () => cacheFor(keyHere ?? (await db.query(named(`tile-key-${layer.id}`, TILE_SQL[layer.id].key, [z, x, y, t.knownAsOf]))).rows[0].key);
       const revalidating = req.ctx.get('if-none-match');
       if (revalidating || z < layer.minzoom || z > layer.maxzoom) {
         const cache = await keyOnly();
@@ -210,7 +210,7 @@ export const tileRoutes = defineRoutes([
       // as known now, with the tiles asked meanwhile (tiles/batch.ts); else with its key
       const { tile, features, key }: MadeTile & { key: string } =
         keyHere === null
-          ? (await db.query(named(`tile-${layer.id}`, TILE_SQL[layer.id], [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]))).rows[0]
+          ? (await db.query(named(`tile-${layer.id}`, TILE_SQL[layer.id].tile, [z, x, y, t.asOf, t.knownAsOf, tolerance(z)]))).rows[0]
           : { ...(await req.services.tiles.make(layer, { z, x, y, asOf: t.asOf, knownAsOf: t.knownAsOf })), key: keyHere };
       const cache = cacheFor(key);
       if (features === 0) return { status: 204, body: null, headers: cache };

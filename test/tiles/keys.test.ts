@@ -109,6 +109,16 @@ describe('the API', () => {
     await res.arrayBuffer();
     return { status: res.status, etag: res.headers.get('etag'), known: res.headers.get('x-known-as-of')! };
   };
+  /** Knowledge notices heard from now on, and a wait until `n` have been (at most 2 s). */
+  const notices = async () => {
+    let heard = 0;
+    const stop = await server.services.listen.on(KNOWLEDGE_CHANNEL, () => heard++);
+    const waitHeard = async (n: number) => {
+      for (let i = 0; i < 200 && heard < n; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(heard).toBeGreaterThanOrEqual(n);
+    };
+    return { waitHeard, stop };
+  };
 
   test('a tile as known now has the ETag it has when asked with known_as_of', async () => {
     for (const path of ['/map/district/14/4955/6060', '/map/overlay/14/4955/6060', '/map/parcel/16/19822/24241', '/map/coverage/10/309/378', '/map/district/6/19/23', '/map/district/10/0/0']) {
@@ -124,12 +134,7 @@ describe('the API', () => {
     const cache = server.services.tileKeys;
     const path = '/map/district/14/4955/6060';
     const before = await etag(path);
-    let heard = 0;
-    const stop = await server.services.listen.on(KNOWLEDGE_CHANNEL, () => heard++);
-    const waitHeard = async (n: number) => {
-      for (let i = 0; i < 200 && heard < n; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(heard).toBeGreaterThanOrEqual(n);
-    };
+    const { waitHeard, stop } = await notices();
     try {
       let reads = 0;
       const counted = {
@@ -163,13 +168,11 @@ describe('the API', () => {
     const path = '/map/district/14/4955/6060';
     const before = await etag(path);
     const untouched = await etag('/map/district/10/0/0');
-    let heard = 0;
-    const stop = await server.services.listen.on(KNOWLEDGE_CHANNEL, () => heard++);
+    const { waitHeard, stop } = await notices();
     try {
       // a correction learnt now: the district map version is re-stamped as learnt this instant
       await pool.query(`UPDATE map_version SET known = tstzrange(now(), NULL) WHERE layer = 'district' AND upper_inf(known)`);
-      for (let i = 0; i < 200 && heard === 0; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(heard).toBeGreaterThan(0);
+      await waitHeard(1);
       const after = await etag(path);
       expect(after.etag).not.toBe(before.etag);
       expect((await etag(`${path}?known_as_of=${after.known}`)).etag).toBe(after.etag);
