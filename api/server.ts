@@ -44,9 +44,9 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   };
   await listen.on(KNOWLEDGE_CHANNEL, knowledgeChanged);
   listen.onReconnect(knowledgeChanged);
-  const meter = createMeter(pool, { leaseBlock: config.creditLeaseBlock, log, listen });
+  const meter = createMeter(pool, { leaseBlock: config.creditLeaseBlock, leaseSeconds: config.creditLeaseSeconds, log, listen });
   const outbox = startOutbox(pool, config, log);
-  const changes = new ChangeHub(listen);
+  const changes = new ChangeHub(listen, log);
   const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, listen, credentials, answers: new AnswerWriter(pool), frames, tileKeys, tiles: new TileBatcher(pool, config.tileStatements), startedAt: new Date() };
   const app = makeApp(services, opts.routes);
   const server = createServer(app.callback());

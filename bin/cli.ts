@@ -1,6 +1,7 @@
 // landlex: migrate | serve | org create | ingest | worker | extract
 import { Command } from 'commander';
 import { ConfigError, loadConfig, redact } from '../core/config.ts';
+import { keepRunningOnStrayErrors } from '../core/background.ts';
 import { createLogger } from '../core/log.ts';
 import { createPool, ensureDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
@@ -49,6 +50,7 @@ program
     if (opts.port !== undefined) process.env.PORT = opts.port;
     const cfg = config();
     const log = createLogger(cfg.logLevel);
+    keepRunningOnStrayErrors(log);
     const running = await startServer(cfg, { log });
     const stop = (signal: string) => {
       log.info('signal', { signal });
@@ -143,7 +145,9 @@ program
     }
     const { runWorker } = await import('./temporal.ts');
     const pool = createPool(cfg.databaseUrl, { max: cfg.dbPoolSize });
-    await runWorker(cfg, pool, createLogger(cfg.logLevel));
+    const log = createLogger(cfg.logLevel);
+    keepRunningOnStrayErrors(log);
+    await runWorker(cfg, pool, log);
   });
 
 program

@@ -26,6 +26,7 @@ export interface Config {
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   rateLimitPerSecond: number;
   creditLeaseBlock: number;
+  creditLeaseSeconds: number;
   bodyLimitBytes: number;
   sessionTtlSeconds: number;
   statementTimeoutMs: number;
@@ -63,6 +64,7 @@ export const VARIABLES: Array<{ name: string; default: string; meaning: string }
   { name: 'LOG_LEVEL', default: 'info', meaning: 'debug, info, warn, error or silent' },
   { name: 'RATE_LIMIT_PER_SECOND', default: '50', meaning: 'requests per second per credential' },
   { name: 'CREDIT_LEASE_BLOCK', default: '100', meaning: 'most credit one API process leases at a time' },
+  { name: 'CREDIT_LEASE_SECONDS', default: '60', meaning: 'how long a lease of credit lasts; unspent credit goes back 15 s before it ends' },
   { name: 'BODY_LIMIT_BYTES', default: '1048576', meaning: 'largest request body accepted (413 above)' },
   { name: 'SESSION_TTL_SECONDS', default: '43200', meaning: 'lifetime of a console session' },
   { name: 'STATEMENT_TIMEOUT_MS', default: '5000', meaning: 'PostgreSQL statement timeout for API queries' },
@@ -137,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevel as Config['logLevel'],
     rateLimitPerSecond: int('RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000),
     creditLeaseBlock: int('CREDIT_LEASE_BLOCK', 100, 1, 1_000_000),
+    creditLeaseSeconds: int('CREDIT_LEASE_SECONDS', 60, 20, 3600),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
     sessionTtlSeconds: int('SESSION_TTL_SECONDS', 43_200, 60, 31_536_000),
     statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 5000, 100, 3_600_000),

@@ -37,7 +37,11 @@ export class AnswerWriter {
   save(row: AnswerRow): Promise<void> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ row, done: (err) => (err ? reject(err) : resolve()) });
-      if (!this.writing) void this.drain();
+      // drain settles every waiting call itself; were it to throw, they are refused, not lost
+      if (!this.writing)
+        this.drain().catch((err) => {
+          for (const w of this.waiting.splice(0)) w.done(err);
+        });
     });
   }
 

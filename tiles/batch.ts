@@ -77,10 +77,15 @@ export class TileBatcher {
       this.queues.delete(queue.layer.id); // its turn taken: it goes last
       this.queues.set(queue.layer.id, queue);
       this.running++;
-      void this.run(queue.layer, queue.waiting.splice(0, this.most)).finally(() => {
-        this.running--;
-        this.start();
-      });
+      const batch = queue.waiting.splice(0, this.most);
+      this.run(queue.layer, batch)
+        .catch((err) => {
+          for (const t of batch) t.reject(err); // run answers each tile; this only backs it up
+        })
+        .finally(() => {
+          this.running--;
+          this.start();
+        });
     }
   }
 

@@ -2,6 +2,7 @@
 // do not all queue on one balance row. Leases are taken with a conditional UPDATE that can never
 // take the balance below zero; spends are written in batches; unspent credit goes back when a
 // lease retires, when the process stops, or (if the process died) when the lease expires.
+import { inBackground } from '../../core/background.ts';
 import type { Logger } from '../../core/log.ts';
 import { withTransaction, type Pool } from '../../store/db.ts';
 import type { Reservation } from './types.ts';
@@ -74,7 +75,8 @@ export class CreditBank {
     const { lease, credits } = r as Held;
     lease.outstanding -= credits;
     lease.remaining += credits;
-    if (lease.retired) void this.returnRemaining(lease);
+    // a failed return leaves the credit in the lease: settling it gives back amount - spent
+    if (lease.retired) inBackground(this.opts.log, 'credit return', () => this.returnRemaining(lease));
   }
 
   /** Spends not yet written, by lease: the usage writer records them with the ledger. */

@@ -2,6 +2,7 @@
 // with a ledger entry per organization per batch, rate windows and repeat-free charge claims.
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { inBackground } from '../../core/background.ts';
 import type { Logger } from '../../core/log.ts';
 import { withTransaction, type Pool } from '../../store/db.ts';
 import type { PgListener } from '../../store/listen.ts';
@@ -29,7 +30,7 @@ export function createMeter(pool: Pool, opts: MeterOptions): Meter {
     .on(RECALL_CHANNEL, (payload) => {
       try {
         const { org, from } = JSON.parse(payload || '{}');
-        if (from !== holder) void bank.surrender(org).catch((err) => opts.log.warn('surrender failed', { err }));
+        if (from !== holder) inBackground(opts.log, 'credit surrender', () => bank.surrender(org));
       } catch {
         /* not ours */
       }
@@ -117,11 +118,12 @@ export function createMeter(pool: Pool, opts: MeterOptions): Meter {
     await bank.maintain();
   });
 
-  const timer = setInterval(() => void tick(), opts.flushMs ?? 250);
+  // each tick's failure is logged; the next tick tries again (spends and usage are kept for it)
+  const timer = setInterval(() => inBackground(opts.log, 'usage write and lease upkeep', tick), opts.flushMs ?? 250);
   timer.unref();
   const sweeper = setInterval(() => {
-    void sweepExpiredLeases(pool).catch((err) => opts.log.warn('lease sweep failed', { err }));
-    void pool.query(`DELETE FROM rate_window WHERE window_start < now() - interval '1 minute'`).catch(() => {});
+    inBackground(opts.log, 'lease sweep', () => sweepExpiredLeases(pool));
+    inBackground(opts.log, 'rate window sweep', () => pool.query(`DELETE FROM rate_window WHERE window_start < now() - interval '1 minute'`));
   }, 10_000);
   sweeper.unref();
 
@@ -145,7 +147,7 @@ export function createMeter(pool: Pool, opts: MeterOptions): Meter {
     release: (r: Reservation) => bank.release(r),
     record(u) {
       usage.push(u);
-      if (usage.length >= 500) void flush();
+      if (usage.length >= 500) inBackground(opts.log, 'usage write', flush);
     },
     async claimCharges(org, keys, hours) {
       if (keys.length === 0) return [];

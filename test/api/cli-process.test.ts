@@ -1,54 +1,23 @@
 // The CLI as an operator runs it, as real processes: `landlex org create --json` prints a key that
 // works and an owner who can sign in; `landlex serve` answers /health and /plan and, on SIGTERM,
 // finishes, logs its shutdown, exits 0 and closes its port.
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { childEnv, type ServeProcess, spawnServe } from '../helpers/process.ts';
 import { call, testDatabaseUrl } from '../helpers/server.ts';
 
-const env = () => {
-  const { PORT: _p, PUBLIC_BASE_URL: _u, ...rest } = process.env;
-  return { ...rest, DATABASE_URL: testDatabaseUrl(), LOG_LEVEL: 'info' };
-};
-const landlex = (...args: string[]) => spawnSync('./bin/landlex.js', args, { env: { ...env(), LOG_LEVEL: 'error' }, encoding: 'utf8' });
+const landlex = (...args: string[]) => spawnSync('./bin/landlex.js', args, { env: childEnv({ DATABASE_URL: testDatabaseUrl(), LOG_LEVEL: 'error' }), encoding: 'utf8' });
 
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
-
-let proc: ChildProcessWithoutNullStreams;
+let serve: ServeProcess;
 let base: { url: string };
-let out = '';
-let exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-const records = () =>
-  out
-    .split('\n')
-    .filter((l) => l.startsWith('{'))
-    .map((l) => JSON.parse(l));
+const records = () => serve.records();
 
 beforeAll(async () => {
-  const port = await freePort();
-  base = { url: `http://127.0.0.1:${port}` };
-  proc = spawn('./bin/landlex.js', ['serve', '--port', String(port)], { env: env() });
-  proc.stdout.on('data', (b) => {
-    out += b.toString('utf8');
-  });
-  proc.stderr.on('data', (b) => {
-    out += b.toString('utf8');
-  });
-  exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
-  const deadline = Date.now() + 60_000;
-  while (!records().some((r) => r.msg === 'listening')) {
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`landlex serve did not start:\n${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  serve = await spawnServe({ DATABASE_URL: testDatabaseUrl() });
+  base = serve.base;
 }, 90_000);
 afterAll(async () => {
-  if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  if (serve?.alive()) serve.proc.kill('SIGKILL');
 });
 
 describe('landlex org create --json', () => {
@@ -117,8 +86,8 @@ describe('landlex serve on SIGTERM', () => {
   test('exits 0 after logging its shutdown, and its port closes', async () => {
     // a keep-alive connection left idle must not hold the process open
     expect((await fetch(`${base.url}/health`)).status).toBe(200);
-    proc.kill('SIGTERM');
-    const done = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
+    serve.proc.kill('SIGTERM');
+    const done = await Promise.race([serve.exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
     expect(done).toEqual({ code: 0, signal: null });
     const msgs = records().map((r) => r.msg);
     expect(records()).toContainEqual(expect.objectContaining({ msg: 'signal', signal: 'SIGTERM' }));
