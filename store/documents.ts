@@ -1,5 +1,6 @@
-// Documents and their versions: one document per source, a version per distinct sha256.
-// Unchanged bytes create nothing; the version's parsed text is kept for citations.
+// Documents and their versions: one document per source, a version each time the published
+// bytes change (back to earlier bytes included). Unchanged bytes create nothing; the version's
+// parsed text is kept for citations.
 import { stableId } from '../core/ids.ts';
 import type { Queryable } from './db.ts';
 
@@ -23,7 +24,11 @@ export interface DocumentInfo {
 
 export const documentIdFor = (sourceId: string) => stableId('document', 'source', sourceId);
 
-/** Record that bytes with this sha256 were retrieved for a document; a new version only for new bytes. */
+/**
+ * Record that bytes with this sha256 were retrieved for a document. The current version is the
+ * latest: the same bytes as it make nothing new; any other bytes are a new version, even bytes an
+ * earlier version had (a source that returns to them publishes them again now, migration 018).
+ */
 export async function recordVersion(
   db: Queryable,
   doc: DocumentInfo & { documentId: string },
@@ -36,22 +41,26 @@ export async function recordVersion(
        title = EXCLUDED.title, media_type = EXCLUDED.media_type, url_canonical = EXCLUDED.url_canonical`,
     [doc.documentId, doc.jurisdictionId, doc.sourceId, doc.title, doc.docType, doc.mediaType, doc.authorship ?? 'published', doc.url, blob.retrievedAt],
   );
-  const existing = await db.query('SELECT id, number, loaded_at FROM document_version WHERE document_id = $1 AND sha256 = $2', [doc.documentId, blob.sha256]);
-  if (existing.rows[0]) {
-    const r = existing.rows[0];
-    return { versionId: r.id, documentId: doc.documentId, number: r.number, isNew: false, loaded: r.loaded_at !== null };
-  }
-  const versionId = stableId('version', doc.documentId, blob.sha256);
-  const { rows } = await db.query(
+  const current = (
+    await db.query(
+      `SELECT id, number, sha256, loaded_at, EXISTS (SELECT 1 FROM document_version e WHERE e.document_id = $1 AND e.sha256 = $2) AS seen
+         FROM (SELECT 1) one LEFT JOIN LATERAL (SELECT * FROM document_version WHERE document_id = $1 ORDER BY number DESC LIMIT 1) v ON true`,
+      [doc.documentId, blob.sha256],
+    )
+  ).rows[0];
+  if (current.sha256 === blob.sha256) return { versionId: current.id, documentId: doc.documentId, number: current.number, isNew: false, loaded: current.loaded_at !== null };
+  const number = (current.number ?? 0) + 1;
+  // the first version of these bytes keeps the id it always had; a return is told apart by its number
+  const versionId = current.seen ? stableId('version', doc.documentId, blob.sha256, String(number)) : stableId('version', doc.documentId, blob.sha256);
+  const { rowCount } = await db.query(
     `INSERT INTO document_version (id, document_id, number, sha256, byte_size, media_type, retrieved_at, url, http_etag, http_last_modified)
-     SELECT $1, $2, COALESCE(max(number), 0) + 1, $3, $4, $5, $6, $7, $8, $9 FROM document_version WHERE document_id = $2
-     ON CONFLICT (document_id, sha256) DO NOTHING
-     RETURNING number`,
-    [versionId, doc.documentId, blob.sha256, blob.size, doc.mediaType, blob.retrievedAt, doc.url, blob.etag ?? null, blob.lastModified ?? null],
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT DO NOTHING`,
+    [versionId, doc.documentId, number, blob.sha256, blob.size, doc.mediaType, blob.retrievedAt, doc.url, blob.etag ?? null, blob.lastModified ?? null],
   );
-  if (!rows[0]) return recordVersion(db, doc, blob); // a concurrent run recorded it first
+  if (!rowCount) return recordVersion(db, doc, blob); // a concurrent run recorded a version first
   await db.query('UPDATE document SET version_count = version_count + 1 WHERE id = $1', [doc.documentId]);
-  return { versionId, documentId: doc.documentId, number: rows[0].number, isNew: true, loaded: false };
+  return { versionId, documentId: doc.documentId, number, isNew: true, loaded: false };
 }
 
 export async function markLoaded(db: Queryable, versionId: string, summary: unknown): Promise<void> {
