@@ -6,7 +6,8 @@
 //   added     no open row: insert valid [valid_from, valid_to), known [now, ∞)
 //   changed   sha differs: close the old row's known at now; re-insert its payload with valid
 //             [old start, new valid_from) known [now, ∞); insert the new fact from valid_from
-//   removed   in scope, not staged (when removeMissing): close; re-insert ending at removedOn
+//   removed   in scope, not staged (when removeMissing): close; re-insert ending at removedOn;
+//             except the ids the caller keeps (records the version names but could not read)
 //   unchanged nothing is written
 // Everything runs set-based over a temp staging table filled by COPY, inside the caller's
 // transaction, so readers see all of a load or none of it.
@@ -56,6 +57,8 @@ export interface ApplyOptions {
   removedOnFor?: Map<string, string>;
   /** return counts only, not the rows (a million-parcel load must not hold its delta in memory) */
   countOnly?: boolean;
+  /** ids in scope that this version could not read: what is held for them is kept, not removed */
+  keep?: string[];
 }
 
 let serial = 0;
@@ -156,13 +159,14 @@ export async function applyStaged(client: Client, spec: FactSpec, stage: string,
       `WITH gone AS (
          UPDATE ${t} t SET known = tstzrange(lower(t.known), $1::timestamptz)
            FROM ${cur} c WHERE t.fact_id = c.fact_id AND NOT EXISTS (SELECT 1 FROM ${stage} s WHERE s.id = c.id)
+             AND c.id <> ALL($3::text[])
          RETURNING t.*, COALESCE((SELECT e.d FROM ${ends} e WHERE e.id = t.id), $2::date) AS ends_on),
        history AS (
          INSERT INTO ${t} (id, content_sha256, valid, known, ${colList})
          SELECT id, content_sha256, daterange(lower(valid), ends_on), tstzrange($1::timestamptz, NULL), ${colList}
            FROM gone WHERE lower(valid) < ends_on RETURNING id)
        ${out(`id, ends_on::text AS valid_from, ${json('gone')} AS previous, NULL::jsonb AS current`, 'gone')}`,
-      [now, on],
+      [now, on, opts.keep ?? []],
     );
     await client.query(`DROP TABLE ${ends}`);
     removed = rowsOf(r);

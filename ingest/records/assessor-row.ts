@@ -2,6 +2,7 @@
 // the lines of one account (see assessor.ts for the policy on placeholders and bad values).
 import { ROLL_FIELDS, STRUCTURE_FIELDS, type AssessorMapping, type RollField } from './assessor-mapping.ts';
 import { fullAddress, normalizeAddress } from './address.ts';
+import { VALUE_MAX } from './cell-limits.ts';
 import type { RollItem } from './assessor.ts';
 import type { CsvLine } from './csv.ts';
 import { dealKind } from './recorder.ts';
@@ -30,7 +31,13 @@ export function readCells(m: AssessorMapping, values: Record<string, string>): C
       cells.set(field, { state: 'unstated' });
       continue;
     }
-    const r = READERS[ROLL_FIELDS[field].type](raw);
+    const type = ROLL_FIELDS[field].type;
+    const n = raw.trim().length;
+    if (type !== 'text' && n > VALUE_MAX) {
+      cells.set(field, { state: 'invalid', raw, error: `${n} characters, more than a ${type} cell holds (${VALUE_MAX})` });
+      continue;
+    }
+    const r = READERS[type](raw);
     if (r.error) cells.set(field, { state: 'invalid', raw, error: r.error });
     else if (r.value === null) cells.set(field, { state: 'unstated' });
     else cells.set(field, { state: 'value', value: r.value });

@@ -1,8 +1,12 @@
 // Assessor rolls (CSV) to property rows, through a mapping (assessor-mapping.ts).
 // Policy, applied the same way to every roll:
 // - a line is rejected (kept in `rejected` with its reason) when it cannot be read as a row:
-//   wrong number of fields, broken quoting, no account key, or an account key that repeats on a
+//   wrong number of fields, broken quoting (each line an open quote swallowed is rejected too),
+//   a NUL byte, no account key, a key longer than its limit, or an account key that repeats on a
 //   line not adjacent to its first (an account's buildings are listed on consecutive lines);
+//   a rejected line names the account key its cells seem to hold (`key`, read at the header's
+//   positions), so that what is held for that account can be kept;
+// - a cell longer than its field's limit is cut, with an issue (cell-limits.ts);
 // - a cell that is blank or a placeholder the mapping names ("0", "1/1/1900", "NULL") states
 //   no value: null, and its field path is listed in `withheld`;
 // - a cell whose text cannot be read as its type (a non-number, an impossible date) is null,
@@ -11,6 +15,7 @@
 import { type AssessorMapping, MappingError, checkMapping, missingColumns } from './assessor-mapping.ts';
 import { type Pending, buildRow, issue, readCells } from './assessor-row.ts';
 import { type CsvBad, type CsvLine, csvRecords, readCsv } from './csv.ts';
+import { type ColumnLimit, clipLine, columnLimits } from './cell-limits.ts';
 import type { ParseIssue, PropertyRow, Rejected } from './types.ts';
 
 export interface RollResult {
@@ -27,57 +32,82 @@ class RollReader {
   private pending: Pending | null = null;
   private seen = new Map<string, number>(); // account key → first line
   private derivedCount = new Map<string, number>();
+  private header_: string[] = [];
+  private limits: Map<string, ColumnLimit>;
 
-  constructor(private m: AssessorMapping) {}
+  constructor(private m: AssessorMapping) {
+    this.limits = columnLimits(m);
+  }
 
   header(header: string[]): void {
     const missing = missingColumns(this.m, header);
     if (missing.length) throw new MappingError(`assessor mapping ${this.m.name}: the file has no column ${missing.join(', ')}`);
+    this.header_ = header;
   }
 
+  /** The account key a row's cells name ('' when blank), and how it was made. */
+  private keyOf(cell: (column: string) => string): { key: string; basis: 'column' | 'derived' } {
+    const m = this.m;
+    if (m.columns.account_key) return { key: cell(m.columns.account_key).trim(), basis: 'column' };
+    const key = (m.account_key_columns ?? []).map((c) => cell(c).trim()).join('|');
+    return { key: key.replace(/\|/g, '') === '' ? '' : key, basis: 'derived' };
+  }
+
+  /** A derived key seen before is numbered by its occurrence (key#2, key#3...). */
+  private numbered(key: string, line: number): { key: string; issue: RollItem | null } {
+    const n = (this.derivedCount.get(key) ?? 0) + 1;
+    this.derivedCount.set(key, n);
+    if (n === 1) return { key, issue: null };
+    const detail = `derived key ${key} repeats (first at line ${this.seen.get(key)}); this row is ${key}#${n}`;
+    return { key: `${key}#${n}`, issue: { issue: issue('warning', 'account_key_repeated', detail, line) } };
+  }
+
+  /** A line that cannot be read: rejected, naming the account key its cells seem to hold. */
   bad(b: CsvBad): RollItem[] {
-    return [{ rejected: { line: b.line, reason: b.reason, raw: b.raw } }];
+    const rejected: Rejected = { line: b.line, reason: b.reason, raw: b.raw };
+    if (b.fields) {
+      const at = new Map(this.header_.map((h, i) => [h, i]));
+      let { key, basis } = this.keyOf((c) => b.fields?.[at.get(c) ?? -1] ?? '');
+      if (key && basis === 'derived') {
+        if (!this.seen.has(key)) this.seen.set(key, b.line);
+        key = this.numbered(key, b.line).key;
+      }
+      if (key) rejected.key = key;
+    }
+    return [{ rejected }];
   }
 
-  line(l: CsvLine): RollItem[] {
+  line(read: CsvLine): RollItem[] {
     const out: RollItem[] = [];
     const m = this.m;
-    let key: string;
-    let basis: 'column' | 'derived';
-    if (m.columns.account_key) {
-      key = (l.values[m.columns.account_key] ?? '').trim();
-      basis = 'column';
-    } else {
-      key = (m.account_key_columns ?? []).map((c) => (l.values[c] ?? '').trim()).join('|');
-      basis = 'derived';
-      if (key.replace(/\|/g, '') === '') key = '';
-    }
+    const clipped = clipLine(this.limits, read);
+    const l = clipped.line;
+    let { key, basis } = this.keyOf((c) => l.values[c] ?? '');
+    if (clipped.keyTooLong) return [...this.flush(), { rejected: { line: l.line, reason: clipped.keyTooLong, raw: l.raw, key } }];
     if (!key) {
       const what = m.columns.account_key ?? (m.account_key_columns ?? []).join(', ');
       return [...this.flush(), { rejected: { line: l.line, reason: `no account key (${what} blank)`, raw: l.raw } }];
     }
+    const truncated: RollItem[] = clipped.issues.map((i) => ({ issue: i }));
     const groups = Boolean(m.columns.building_number);
     if (this.pending && groups && this.pending.key === key) {
       this.pending.lines.push(l);
       this.pending.cells.push(readCells(m, l.values));
-      return out;
+      return truncated;
     }
     out.push(...this.flush());
     if (basis === 'derived') {
-      const n = (this.derivedCount.get(key) ?? 0) + 1;
-      this.derivedCount.set(key, n);
-      if (n > 1) {
-        const detail = `derived key ${key} repeats (first at line ${this.seen.get(key)}); this row is ${key}#${n}`;
-        out.push({ issue: issue('warning', 'account_key_repeated', detail, l.line) });
-        key = `${key}#${n}`;
-      }
+      if (!this.seen.has(key)) this.seen.set(key, l.line);
+      const n = this.numbered(key, l.line);
+      key = n.key;
+      if (n.issue) out.push(n.issue);
     } else if (this.seen.has(key)) {
       const reason = `account key ${key} repeats (first at line ${this.seen.get(key)}) on a line not adjacent to it`;
       return [...out, { rejected: { line: l.line, reason, raw: l.raw } }];
     }
     if (!this.seen.has(key)) this.seen.set(key, l.line);
     this.pending = { key, basis, lines: [l], cells: [readCells(m, l.values)] };
-    return out;
+    return [...out, ...truncated];
   }
 
   end(): RollItem[] {

@@ -1,6 +1,9 @@
 // CSV reading with csv-parse: every record keeps its 1-based line and raw text, so a bad line
 // can be reported rather than dropped. `readCsv` reads a whole file; `csvRecords` reads a
 // stream of chunks (big rolls) and yields the same items in the same order.
+// A line is bad when it has the wrong number of fields, holds a NUL byte (no database text can
+// hold one), or cannot be read; a quote left open on a line is reported with every line it
+// swallowed, each on its own, so that no following row disappears silently.
 import { Readable } from 'node:stream';
 import { parse as parseStream, type Options } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
@@ -15,6 +18,8 @@ export interface CsvBad {
   line: number;
   raw: string;
   reason: string;
+  /** the line's cells as far as they can be split (for finding its key), or null */
+  fields: string[] | null;
 }
 
 export type CsvItem = { ok: true; row: CsvLine } | { ok: false; bad: CsvBad };
@@ -50,33 +55,66 @@ function startLine(endLine: number, raw: string): { line: number; text: string }
   return { line: endLine - breaks, text };
 }
 
+/** One physical line's cells: read as CSV, else split on every comma (a quote left open). */
+export function lineFields(text: string): string[] {
+  try {
+    const [record] = parseSync(text, { relax_quotes: true, relax_column_count: true }) as string[][];
+    return record ?? [];
+  } catch {
+    return parseSync(text, { quote: false, relax_column_count: true })[0] ?? [];
+  }
+}
+
+const bad = (line: number, raw: string, reason: string, fields: string[] | null): CsvItem => ({ ok: false, bad: { line, raw, reason, fields } });
+
 /** Turns parsed records into lines, checking each against the header's width. */
 class Shaper {
   header: string[] | null = null;
   lastLine = 0;
 
-  take(rec: ParsedRecord): CsvItem | null {
+  take(rec: ParsedRecord): CsvItem[] {
     const { line, text } = startLine(rec.info.lines, rec.raw);
     this.lastLine = rec.info.lines;
     if (!this.header) {
       this.header = rec.record.map((h) => h.trim());
-      return null;
+      return [];
     }
-    if (rec.record.length !== this.header.length) {
-      const reason = `has ${rec.record.length} fields, the header has ${this.header.length}`;
-      return { ok: false, bad: { line, raw: text, reason } };
-    }
+    const swallowed = this.swallowed(line, text, 'is not closed on its line');
+    if (swallowed) return swallowed;
+    const nul = rec.record.findIndex((v) => v.includes('\u0000'));
+    if (nul >= 0) return [bad(line, text, `a NUL byte in column ${this.header[nul] ?? nul + 1}`, rec.record)];
+    if (rec.record.length !== this.header.length) return [bad(line, text, `has ${rec.record.length} fields, the header has ${this.header.length}`, rec.record)];
     const values: Record<string, string> = {};
     this.header.forEach((h, i) => {
       values[h] = rec.record[i];
     });
-    return { ok: true, row: { line, raw: text, values } };
+    return [{ ok: true, row: { line, raw: text, values } }];
   }
 
-  skipped(err: { message?: string; lines?: number } | undefined, raw: string | undefined): CsvItem {
+  skipped(err: { message?: string; lines?: number } | undefined, raw: string | undefined): CsvItem[] {
     const { line, text } = startLine(err?.lines ?? this.lastLine + 1, raw ?? '');
-    const reason = `unreadable CSV: ${err?.message ?? 'parse error'}`;
-    return { ok: false, bad: { line, raw: text, reason } };
+    const swallowed = this.swallowed(line, text, 'is never closed');
+    if (swallowed) return swallowed;
+    return [bad(line, text, `unreadable CSV: ${err?.message ?? 'parse error'}`, lineFields(text.split(/\r?\n/)[0]))];
+  }
+
+  /**
+   * A record spanning several lines of which a later one reads as a whole row by itself: a quote
+   * opened on the first line took the rows after it. Each line is reported on its own.
+   */
+  private swallowed(line: number, text: string, what: string): CsvItem[] | null {
+    const lines = text.split(/\r?\n/);
+    if (lines.length < 2 || !this.header) return null;
+    const width = this.header.length;
+    const cells = lines.map(lineFields);
+    if (!cells.slice(1).some((c) => c.length === width)) return null;
+    const last = line + lines.length - 1;
+    const span = lines.length === 2 ? `line ${last}` : `lines ${line + 1} to ${last}`;
+    return lines.map((l, i) =>
+      i === 0
+        ? bad(line, l, `a quote opened on this line ${what}; it swallows ${span}`, cells[0])
+        : bad(line + i, l, `swallowed by the quote opened on line ${line}`, cells[i]),
+    );
   }
 }
 
@@ -89,18 +127,19 @@ export function readCsv(bytes: Uint8Array | string, encoding: Encoding = 'utf-8'
   const shaper = new Shaper();
   const rows: CsvLine[] = [];
   const bad: CsvBad[] = [];
+  const sort = (items: CsvItem[]) => {
+    for (const item of items) {
+      if (item.ok) rows.push(item.row);
+      else bad.push(item.bad);
+    }
+  };
   const records = parseSync(decode(bytes, encoding), {
     ...OPTIONS,
     on_skip: (err, raw) => {
-      const item = shaper.skipped(err, raw);
-      if (!item.ok) bad.push(item.bad);
+      sort(shaper.skipped(err, raw));
     },
   }) as unknown as ParsedRecord[];
-  for (const rec of records) {
-    const item = shaper.take(rec);
-    if (item?.ok) rows.push(item.row);
-    else if (item) bad.push(item.bad);
-  }
+  for (const rec of records) sort(shaper.take(rec));
   bad.sort((a, b) => a.line - b.line);
   return { header: shaper.header ?? [], rows, bad };
 }
@@ -115,7 +154,7 @@ export async function* csvRecords(
   const parser = parseStream({
     ...OPTIONS,
     on_skip: (err, raw) => {
-      pending.push(shaper.skipped(err, raw));
+      pending.push(...shaper.skipped(err, raw));
     },
   });
   const decoder = new TextDecoder(encoding);
@@ -130,17 +169,17 @@ export async function* csvRecords(
   let headerSent = false;
   const lineOf = (it: CsvItem) => (it.ok ? it.row.line : it.bad.line);
   for await (const rec of parser as AsyncIterable<ParsedRecord>) {
-    const item = shaper.take(rec);
+    const items = shaper.take(rec);
     if (!headerSent && shaper.header) {
       headerSent = true;
       yield { header: shaper.header };
     }
-    if (!item) continue;
+    if (!items.length) continue;
     // the parser reports a skipped record as soon as it reads it, maybe before earlier records
     // reach us: keep file order
     pending.sort((a, b) => lineOf(a) - lineOf(b));
-    while (pending.length && lineOf(pending[0]) < lineOf(item)) yield pending.shift()!;
-    yield item;
+    while (pending.length && lineOf(pending[0]) < lineOf(items[0])) yield pending.shift()!;
+    yield* items;
   }
   pending.sort((a, b) => lineOf(a) - lineOf(b));
   while (pending.length) yield pending.shift()!;

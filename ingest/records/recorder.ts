@@ -64,7 +64,7 @@ export function parseRecorderIndex(bytes: Uint8Array | string, m: RecorderMappin
   const c = m.columns;
   const missing = Object.values(c).filter((col) => !csv.header.includes(col));
   if (missing.length) throw new Error(`recorder mapping ${m.name}: the file has no column ${missing.join(', ')}`);
-  const out: RecorderResult = { instruments: [], transactions: [], rejected: csv.bad.map((b) => ({ ...b })), issues: [] };
+  const out: RecorderResult = { instruments: [], transactions: [], rejected: csv.bad.map(({ line, reason, raw }) => ({ line, reason, raw })), issues: [] };
   const byKey = new Map<string, { doc: RecordedInstrument; first: Record<string, string>; cls: InstrumentClass | null }>();
   const warn = (code: string, detail: string, line: number, column?: string) =>
     out.issues.push({ severity: 'warning', code, detail, locator: { line, ...(column ? { column } : {}) } });

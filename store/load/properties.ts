@@ -17,9 +17,22 @@ async function parcelIndex(ctx: LoadContext): Promise<Map<string, string[]>> {
   return new Map(rows.map((r) => [r.parcel_key as string, r.ids as string[]]));
 }
 
+/** The accounts held now whose lines this version could not read: account key → property id. */
+async function heldFor(ctx: LoadContext, keys: string[]): Promise<Map<string, string>> {
+  if (!keys.length) return new Map();
+  const { rows } = await ctx.client.query(
+    `SELECT account_key, id FROM property WHERE jurisdiction_id = $1 AND source_id = $2 AND upper_inf(known) AND upper_inf(valid) AND account_key = ANY($3)`,
+    [ctx.jurisdictionId, ctx.source.id, keys],
+  );
+  return new Map(rows.map((r) => [r.account_key as string, r.id as string]));
+}
+
 export const loadProperties: Loader = async (ctx) => {
   const m = ctx.source.manifest;
-  const parsed = parseAssessorRoll(await ctx.bytes(), assessorMapping(m.mapping ?? ''));
+  const read = parseAssessorRoll(await ctx.bytes(), assessorMapping(m.mapping ?? ''));
+  // an account with a line that cannot be read keeps what is held for it, whole
+  const kept = await heldFor(ctx, [...new Set(read.rejected.flatMap((r) => (r.key ? [r.key] : [])))]);
+  const parsed = { ...read, rows: read.rows.filter((r) => !kept.has(r.account_key)) };
   ctx.beat({ rows: parsed.rows.length });
   const parcels = await parcelIndex(ctx);
   const j = ctx.jurisdictionId;
@@ -56,12 +69,13 @@ export const loadProperties: Loader = async (ctx) => {
       scope: { where: 't.jurisdiction_id = $1 AND t.source_id = $2', params: [j, ctx.source.id] },
     },
     facts,
-    { now: ctx.now, removeMissing: true, removedOn: ctx.effectiveFrom, countOnly: true },
+    { now: ctx.now, removeMissing: true, removedOn: ctx.effectiveFrom, countOnly: true, keep: [...kept.values()] },
   );
   ctx.beat({ loaded: facts.length });
 
-  // the addresses held for this jurisdiction, from this roll (a derived index, rebuilt each load)
-  await ctx.client.query('DELETE FROM address_point WHERE jurisdiction_id = $1 AND source = $2', [j, ctx.source.id]);
+  // the addresses held for this jurisdiction, from this roll (a derived index, rebuilt each load
+  // but for the accounts kept)
+  await ctx.client.query('DELETE FROM address_point WHERE jurisdiction_id = $1 AND source = $2 AND (property_id IS NULL OR property_id <> ALL($3::text[]))', [j, ctx.source.id, [...kept.values()]]);
   const points = new Map<string, unknown[]>();
   for (const [i, r] of parsed.rows.entries()) {
     const parcel = r.parcel_key ? (parcels.get(r.parcel_key)?.[0] ?? null) : null;
@@ -88,11 +102,15 @@ export const loadProperties: Loader = async (ctx) => {
     property_added: delta.counts.added,
     property_changed: delta.counts.changed,
     property_removed: delta.counts.removed,
+    property_kept: kept.size,
   };
   return {
     counts,
     events: [],
-    issues: [...parsed.issues, ...parsed.rejected.map((r) => ({ severity: 'warning' as const, code: 'row_rejected', detail: `line ${r.line}: ${r.reason}` }))],
+    issues: [
+      ...parsed.issues,
+      ...parsed.rejected.map((r) => ({ severity: 'warning' as const, code: 'row_rejected', detail: `line ${r.line}: ${r.reason}${r.key && kept.has(r.key) ? `; what was held for account ${r.key} is kept` : ''}` })),
+    ],
     coverage: [
       {
         jurisdictionId: j,

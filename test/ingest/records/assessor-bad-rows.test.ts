@@ -1,4 +1,4 @@
-// A roll with broken lines and unreadable values: each reported with its line and reason, the
+// A roll with broken lines and unreadable values: each reported with its line, reason and key, the
 // rest kept; a mapping whose columns the file lacks is refused.
 import { describe, expect, test } from 'vitest';
 import { parseAssessorRoll, streamAssessorRoll, type RollItem } from '../../../ingest/records/assessor.ts';
@@ -40,12 +40,14 @@ describe('bad lines and bad values', () => {
 
   test('rejected lines carry their line, reason and raw text', () => {
     expect(r.rejected.map((x) => x.line)).toEqual([4, 5, 8, 9, 10]);
-    expect(r.rejected[0]).toEqual({ line: 4, reason: 'has 6 fields, the header has 9', raw: '3,1,10-3,5 ELM ST,90000,190000' });
+    expect(r.rejected[0]).toEqual({ line: 4, reason: 'has 6 fields, the header has 9', raw: '3,1,10-3,5 ELM ST,90000,190000', key: '3' });
     expect(r.rejected[1].reason).toBe('no account key (ACCT blank)');
     expect(r.rejected[2].reason).toBe('has 10 fields, the header has 9');
     expect(r.rejected[3].reason).toMatch(/account key 1 repeats \(first at line 2\)/);
     expect(r.rejected[4].reason).toMatch(/^unreadable CSV: /);
     expect(r.rejected[4].raw).toContain('13 ELM ST');
+    // the key each line names, where one can be read; a repeat is read elsewhere, so names none
+    expect(r.rejected.map((x) => x.key)).toEqual(['3', undefined, '5', undefined, '6']);
   });
 
   test('the rest is kept: three accounts, the second with two buildings', () => {
@@ -81,6 +83,59 @@ describe('bad lines and bad values', () => {
     expect(() => parseAssessorRoll('ACCT,PARCEL\n1,2\n', mapping)).toThrow(MappingError);
     expect(() => parseAssessorRoll('ACCT,PARCEL\n1,2\n', mapping)).toThrow(/no column BLDG, ADDR/);
     expect(() => parseAssessorRoll('A\n1\n', { ...mapping, columns: { address: 'A' } })).toThrow(/needs columns.account_key/);
+  });
+
+  test('a quote left open mid-file: its line and each line it swallowed are rejected on their own, with their keys', () => {
+    const text = [
+      'ACCT,BLDG,PARCEL,ADDR,LAND,TOTAL,SALE_DATE,PRICE,YEAR', // 1
+      '7,1,10-8,"15 ELM ST,1,2,1/1/2001,1,1900', // 2: quote never closed on its line
+      '8,1,10-9,17 ELM ST,1,2,1/1/2001,1,1900', // 3: swallowed
+      '9,1,10-10,"19 ELM ST",1,2,1/1/2001,1,1900', // 4: swallowed; its first quote closes line 2's
+      '10,1,10-11,21 ELM ST,1,2,1/1/2001,1,1900', // 5: read again
+    ].join('\n');
+    const x = parseAssessorRoll(text, mapping);
+    expect(x.rows.map((row) => row.account_key)).toEqual(['10']);
+    expect(x.rejected.map(({ line, reason, key }) => ({ line, reason, key }))).toEqual([
+      { line: 2, reason: 'a quote opened on this line is not closed on its line; it swallows lines 3 to 4', key: '7' },
+      { line: 3, reason: 'swallowed by the quote opened on line 2', key: '8' },
+      { line: 4, reason: 'swallowed by the quote opened on line 2', key: '9' },
+    ]);
+    // even when the swallowed text happens to add up to a row of the header's width
+    const even = parseAssessorRoll(['A,B,C', '1,"x,y', '2,p,q', '3,"z",w'].join('\n'), { ...mapping, columns: { account_key: 'A', parcel_key: 'B', address: 'C' } });
+    expect(even.rows).toEqual([]);
+    expect(even.rejected.map((r) => [r.line, r.key])).toEqual([
+      [2, '1'],
+      [3, '2'],
+      [4, '3'],
+    ]);
+  });
+
+  test('a NUL byte rejects its line only, naming the column', () => {
+    const x = parseAssessorRoll(`${csv.split('\n').slice(0, 3).join('\n').replace('3 ELM ST', '3 EL\u0000M ST')}\n`, mapping);
+    expect(x.rows.map((row) => row.account_key)).toEqual(['1']);
+    expect(x.rejected).toEqual([{ line: 3, reason: 'a NUL byte in column ADDR', raw: '2,1,10-2,3 EL\u0000M ST,0,abc,2/30/2019,5,0', key: '2' }]);
+  });
+
+  test('over-long cells: text cut with an issue, numbers refused, a key too long rejects its line', () => {
+    const long = 'X'.repeat(300);
+    const text = [
+      'ACCT,BLDG,PARCEL,ADDR,LAND,TOTAL,SALE_DATE,PRICE,YEAR',
+      `1,1,10-1,${long},100,200,1/1/2001,1000,1950`,
+      `2,1,P${'9'.repeat(80)},3 ELM ST,${'1'.repeat(70)},200,1/1/2001,1000,1950`,
+      `${'3'.repeat(65)},1,10-3,5 ELM ST,100,200,1/1/2001,1000,1950`,
+    ].join('\n');
+    const x = parseAssessorRoll(text, mapping);
+    expect(x.rows.map((row) => [row.account_key, row.label.length, row.parcel_key?.length])).toEqual([
+      ['1', 256, 4],
+      ['2', 8, 64],
+    ]);
+    expect(x.issues.filter((i) => i.code === 'value_truncated').map((i) => i.detail)).toEqual([
+      'line 2, column ADDR: 300 characters, the first 256 kept',
+      'line 3, column PARCEL: 81 characters, the first 64 kept',
+    ]);
+    expect(x.rows[1].invalid).toEqual(['assessment.land_value_cents']);
+    expect(x.issues.find((i) => i.code === 'value_invalid')?.detail).toBe('line 3, column LAND: 70 characters, more than a cents cell holds (64)');
+    expect(x.rejected).toEqual([{ line: 4, reason: 'the key column ACCT has 65 characters, more than 64', raw: expect.any(String), key: '3'.repeat(65) }]);
   });
 
   test('CSV lines report where multi-line records start', () => {
