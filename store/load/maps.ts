@@ -1,9 +1,10 @@
 // Zoning and overlay maps: a map_ version per layer, one district_area fact per mapped polygon
 // (by code), districts for codes the map names, the list/map mismatch reported, and one
-// map_change event per district whose mapped area changed.
+// map_change event per district whose mapped area changed by more than a redrawing does.
 import { ApplicationFailure } from '@temporalio/common';
 import { sha256Hex, stableId } from '../../core/ids.ts';
 import { normalizeCode } from '../../ingest/district-list.ts';
+import { inflated } from '../../ingest/gzip.ts';
 import { readLayer } from '../../ingest/layers.ts';
 import type { DistrictRecord } from '../../ingest/types.ts';
 import { applyFacts } from '../bitemporal.ts';
@@ -38,7 +39,7 @@ export function mapLoader(kind: 'base' | 'overlay'): Loader {
   return async (ctx: LoadContext): Promise<LoadResult> => {
     const m = ctx.source.manifest;
     const fields = m.fields ?? {};
-    const bytes = await ctx.bytes();
+    const bytes = inflated(await ctx.bytes());
     const read = await readLayer(bytes, { format: m.format as 'geojson', publishedCrs: m.published_crs ?? null });
     const fatal = read.issues.filter((i) => i.severity === 'error');
     if (fatal.length > 0) throw ApplicationFailure.nonRetryable(fatal.map((i) => `${i.code}: ${i.detail}`).join('; '), 'BadInput');
@@ -105,9 +106,10 @@ export function mapLoader(kind: 'base' | 'overlay'): Loader {
     await ctx.client.query('UPDATE map_version SET report = report || $2 WHERE id = $1', [mapVersionId, report]);
     if (kind === 'base') await deriveBoundary(ctx);
 
+    const changes = await mapEvents(ctx, kind, delta, dating.ordinanceOf);
     return {
-      counts: { features: read.feature_count, repaired: read.repaired_count, not_placed: read.empty.length, areas: areas.length, districts_named: named.size, area_added: delta.added.length, area_removed: delta.removed.length, area_unchanged: delta.unchanged },
-      events: await mapEvents(ctx, kind, delta, dating.ordinanceOf),
+      counts: { features: read.feature_count, repaired: read.repaired_count, not_placed: read.empty.length, areas: areas.length, districts_named: named.size, area_added: delta.added.length, area_removed: delta.removed.length, area_unchanged: delta.unchanged, districts_changed: changes.events.length, districts_redrawn: changes.redrawn },
+      events: changes.events,
       issues,
       coverage: [
         {
@@ -160,41 +162,74 @@ async function deriveBoundary(ctx: LoadContext) {
   );
 }
 
-/** One map_change per district whose mapped polygons changed (after the first load). */
-async function mapEvents(ctx: LoadContext, kind: string, delta: Awaited<ReturnType<typeof applyFacts>>, ordinanceOf: Map<string, OrdinanceRef | null>): Promise<ChangeEventDraft[]> {
-  if (!ctx.priorLoaded) return [];
+/**
+ * A district whose polygons were replaced changed only where its old and new drawings differ by a
+ * strip at least this wide (metres). Publishers often simplify a map anew for each release, which
+ * moves every boundary by a metre or two; a rezoning moves it by at least a lot's width.
+ */
+export const MAP_CHANGE_MIN_WIDTH_M = 6;
+
+/**
+ * Each touched district's mapped area the day before its change and on the day it took effect,
+ * and whether the two differ by more than a redrawing: their symmetric difference, measured in
+ * the district's UTM zone, still has area after shrinking by half the minimum width.
+ */
+const DISTRICT_DIFF_SQL = `
+WITH t AS (SELECT * FROM unnest($1::text[], $2::date[]) AS t(district_id, day)),
+s AS (
+  SELECT t.district_id, b.g AS before_g, b.n AS before_n, a.g AS after_g, a.n AS after_n
+    FROM t
+    CROSS JOIN LATERAL (SELECT ST_UnaryUnion(ST_Collect(ST_CollectionExtract(ST_MakeValid(x.geom), 3))) AS g, count(*)::int AS n
+                          FROM district_area x
+                         WHERE x.district_id = t.district_id AND x.source_id = $3 AND upper_inf(x.known) AND x.valid @> (t.day - 1)) b
+    CROSS JOIN LATERAL (SELECT ST_UnaryUnion(ST_Collect(ST_CollectionExtract(ST_MakeValid(x.geom), 3))) AS g, count(*)::int AS n
+                          FROM district_area x
+                         WHERE x.district_id = t.district_id AND x.source_id = $3 AND upper_inf(x.known) AND x.valid @> t.day) a),
+z AS (
+  SELECT s.*, CASE WHEN ST_Y(c) < 0 THEN 32700 ELSE 32600 END + least(60, floor((ST_X(c) + 180) / 6)::int + 1) AS srid
+    FROM s, LATERAL (SELECT ST_Centroid(coalesce(s.after_g, s.before_g)) AS c) p)
+SELECT z.district_id, z.before_n, z.after_n,
+       round(ST_Area(z.before_g::geography)::numeric, 1)::float AS before_m2,
+       round(ST_Area(z.after_g::geography)::numeric, 1)::float AS after_m2,
+       round(ST_Area(d.diff)::numeric, 1)::float AS differs_m2,
+       (z.before_g IS NULL OR z.after_g IS NULL OR NOT ST_IsEmpty(ST_Buffer(d.diff, -$4::float8 / 2))) AS changed
+  FROM z, LATERAL (
+    SELECT CASE WHEN z.before_g IS NULL OR z.after_g IS NULL THEN ST_Transform(coalesce(z.after_g, z.before_g), z.srid)
+           ELSE ST_SymDifference(ST_CollectionExtract(ST_MakeValid(ST_Transform(z.before_g, z.srid)), 3),
+                                 ST_CollectionExtract(ST_MakeValid(ST_Transform(z.after_g, z.srid)), 3), 0.01) END AS diff) d`;
+
+/** One map_change per district whose mapped area changed (after the first load); redrawn ones are counted. */
+async function mapEvents(ctx: LoadContext, kind: string, delta: Awaited<ReturnType<typeof applyFacts>>, ordinanceOf: Map<string, OrdinanceRef | null>): Promise<{ events: ChangeEventDraft[]; redrawn: number }> {
+  if (!ctx.priorLoaded) return { events: [], redrawn: 0 };
   const touched = new Map<string, { code: string; effective: string }>();
   for (const r of [...delta.added, ...delta.removed]) {
     const row = (r.current ?? r.previous)!;
     touched.set(row.district_id as string, { code: row.code_raw as string, effective: r.valid_from });
   }
+  if (touched.size === 0) return { events: [], redrawn: 0 };
+  const ids = [...touched.keys()];
+  const { rows } = await ctx.client.query(DISTRICT_DIFF_SQL, [ids, ids.map((id) => touched.get(id)!.effective), ctx.source.id, MAP_CHANGE_MIN_WIDTH_M]);
+  const layer = kind === 'base' ? 'district_map' : 'overlay';
   const events: ChangeEventDraft[] = [];
-  for (const [districtId, t] of touched) {
-    // the district's mapped area the day before the change and on the day it took effect
-    const { rows } = await ctx.client.query(
-      `SELECT d.side, round(sum(ST_Area(a.geom::geography))::numeric, 1)::float AS area_m2, count(a.*)::int AS polygons
-         FROM (VALUES ('before', $3::date - 1), ('after', $3::date)) AS d(side, day)
-         JOIN district_area a ON a.district_id = $1 AND a.source_id = $2 AND upper_inf(a.known) AND a.valid @> d.day
-        GROUP BY d.side`,
-      [districtId, ctx.source.id, t.effective],
-    );
-    const after = rows.find((r) => r.side === 'after') ?? null;
-    const before = rows.find((r) => r.side === 'before') ?? null;
+  for (const r of rows.sort((a, b) => a.district_id.localeCompare(b.district_id))) {
+    if (!r.changed) continue;
+    const t = touched.get(r.district_id)!;
+    const code = normalizeCode(t.code);
     events.push({
       jurisdictionId: ctx.jurisdictionId,
       kind: 'map_change',
-      layer: kind === 'base' ? 'district_map' : 'overlay',
-      subject: { type: 'district', id: districtId, code: normalizeCode(t.code), kind },
-      fieldPath: `${kind === 'base' ? 'district_map' : 'overlay'}.${normalizeCode(t.code)}.area`,
-      previous: before ? { area_m2: before.area_m2, polygons: before.polygons } : null,
-      current: after ? { area_m2: after.area_m2, polygons: after.polygons } : null,
+      layer,
+      subject: { type: 'district', id: r.district_id, code, kind },
+      fieldPath: `${layer}.${code}.area`,
+      previous: r.before_n ? { area_m2: r.before_m2, polygons: r.before_n } : null,
+      current: r.after_n ? { area_m2: r.after_m2, polygons: r.after_n, differs_m2: r.differs_m2 } : { differs_m2: r.differs_m2 },
       effectiveDate: t.effective,
-      adoptedOn: ordinanceOf.get(normalizeCode(t.code))?.adopted_on ?? null,
-      ordinanceId: ordinanceOf.get(normalizeCode(t.code))?.id ?? null,
+      adoptedOn: ordinanceOf.get(code)?.adopted_on ?? null,
+      ordinanceId: ordinanceOf.get(code)?.id ?? null,
       sourceVersionId: ctx.version.id,
     });
   }
-  return events;
+  return { events, redrawn: rows.length - events.length };
 }
 
 /**
