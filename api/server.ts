@@ -14,6 +14,7 @@ import { ChangeHub } from './changes/hub.ts';
 import { CredentialCache, KEY_CHANGED_CHANNEL } from './auth.ts';
 import { PgListener } from '../store/listen.ts';
 import { AnswerWriter } from '../store/answers.ts';
+import { settleAbandonedAtStart } from '../store/changes.ts';
 import { FrameCache, KNOWLEDGE_CHANNEL } from '../store/place/frame.ts';
 import { TileKeyCache } from '../tiles/keys.ts';
 import { TileBatcher } from '../tiles/batch.ts';
@@ -31,6 +32,7 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   const log = opts.log ?? createLogger(config.logLevel);
   const pool = opts.pool ?? createPool(config.databaseUrl, { max: config.dbPoolSize, statementTimeoutMs: config.statementTimeoutMs, serving: true });
   const secret = await loadSecret(pool, config.secretKey);
+  await settleAbandonedAtStart(pool, log);
   const listen = new PgListener(pool, log);
   const credentials = new CredentialCache();
   await listen.on(KEY_CHANGED_CHANNEL, (keyId) => credentials.drop(keyId));

@@ -5,6 +5,7 @@ import type { Config } from '../core/config.ts';
 import type { Logger } from '../core/log.ts';
 import { createIngestActivities } from '../activities/ingest.ts';
 import { FsBlobStore } from '../store/blobs.ts';
+import { settleAbandonedAtStart } from '../store/changes.ts';
 import type { Pool } from '../store/db.ts';
 import type { JurisdictionOutcome } from '../workflows/logic.ts';
 import { runIngestInProcess } from '../workflows/inprocess.ts';
@@ -58,6 +59,7 @@ export function table(summary: IngestSummary): string {
 }
 
 export async function runIngest(config: Config, pool: Pool, log: Logger, targets: string[] | 'all', opts: { progress: boolean; manifestDir?: string }): Promise<IngestSummary> {
+  await settleAbandonedAtStart(pool, log);
   const activities = createIngestActivities({ pool, blobs: new FsBlobStore(config.blobDir), log, manifestDir: opts.manifestDir });
   if (config.temporalAddress) {
     const { startOnTemporal } = await import('./temporal.ts');

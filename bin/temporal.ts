@@ -9,6 +9,7 @@ import { createIngestActivities } from '../activities/ingest.ts';
 import { createExtractActivities } from '../activities/extract.ts';
 import { CADENCE_SECONDS, type SourceManifest } from '../ingest/manifest.ts';
 import { FsBlobStore } from '../store/blobs.ts';
+import { settleAbandonedAtStart } from '../store/changes.ts';
 import type { Pool } from '../store/db.ts';
 import type { JurisdictionOutcome } from '../workflows/logic.ts';
 
@@ -32,6 +33,7 @@ export async function startOnTemporal(config: Config, targets: string[] | 'all')
 }
 
 export async function runWorker(config: Config, pool: Pool, log: Logger): Promise<void> {
+  await settleAbandonedAtStart(pool, log);
   const connection = await NativeConnection.connect({ address: config.temporalAddress! });
   const worker = await Worker.create({
     connection,

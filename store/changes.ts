@@ -7,6 +7,7 @@
 // before its transaction starts and settled after; readers ask settledKnowledge for the instant
 // they may answer at, which keeps an answer at known_as_of = T the same on every repetition.
 import { stableId } from '../core/ids.ts';
+import type { Logger } from '../core/log.ts';
 import { type Client, named, type Pool, type Queryable } from './db.ts';
 
 export const SEQ_LOCK = 7_301_100;
@@ -86,6 +87,9 @@ export async function withKnowledgeLoad<T>(pool: Pool, o: KnowledgeLoadInput, fn
   try {
     let id: number;
     try {
+      // a load of these jurisdictions whose process died ends where this check finds it dead,
+      // before this load's window begins (else the first reader's clock would end it)
+      await settleAbandoned(client, o.jurisdictionIds);
       // the session lock is taken before the row is visible, so a visible unsettled row without
       // its lock is one whose process died
       await client.query('BEGIN');
@@ -100,6 +104,9 @@ export async function withKnowledgeLoad<T>(pool: Pool, o: KnowledgeLoadInput, fn
     let outcome: 'committed' | 'rolled_back' = 'rolled_back';
     try {
       await client.query('BEGIN');
+      // a killed worker's session ends within a second even inside a long statement or a lock
+      // wait (PostgreSQL otherwise notices only when the statement ends), releasing its lock
+      await client.query(`SET LOCAL client_connection_check_interval = '1s'`);
       const result = await fn(client);
       await client.query('COMMIT');
       outcome = 'committed';
@@ -129,9 +136,27 @@ const ABANDONED = `(l.settled_at IS NULL AND NOT EXISTS (
     SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.classid = ${LOAD_LOCK} AND k.objid = l.id::oid AND k.objsubid = 2 AND k.granted
        AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())))`;
 
-/** Rows announced and never settled whose session is gone: settled now, as abandoned. */
+/**
+ * Rows announced and never settled whose session is gone (of the jurisdictions $1, or of all when
+ * null): settled as abandoned at the instant this check finds the session gone (the database's
+ * clock). Every load of a jurisdiction runs this check before it announces itself, so nothing of
+ * that jurisdiction commits between the death and the check: the window ends no later than it must.
+ */
 const SETTLE_ABANDONED = `UPDATE knowledge_load l SET settled_at = greatest(clock_timestamp(), l.detected_at + interval '1 microsecond'), outcome = 'abandoned'
-  WHERE ${ABANDONED}`;
+  WHERE ${ABANDONED} AND ($1::text[] IS NULL OR l.jurisdiction_ids && $1::text[])
+  RETURNING l.id, l.label`;
+
+/** Settle the loads whose process died (of these jurisdictions, or all); what was settled, by label. */
+export async function settleAbandoned(db: Queryable, jurisdictionIds: string[] | null = null): Promise<string[]> {
+  const { rows } = await db.query(SETTLE_ABANDONED, [jurisdictionIds]);
+  return rows.map((r) => r.label as string);
+}
+
+/** At the start of a process that reads or loads knowledge: settle every load whose process died, and say so. */
+export async function settleAbandonedAtStart(db: Queryable, log: Logger): Promise<void> {
+  const loads = await settleAbandoned(db);
+  if (loads.length > 0) log.warn('settled loads whose process died', { loads });
+}
 
 /**
  * The instant each jurisdiction's knowledge can be answered at for a knowledge instant `at`:
@@ -153,7 +178,7 @@ export async function settledKnowledge(db: Queryable, at: string, jurisdictionId
     );
   let { rows } = await read();
   if (rows.some((r) => r.abandoned)) {
-    await db.query(SETTLE_ABANDONED);
+    await settleAbandoned(db);
     ({ rows } = await read());
   }
   return new Map(rows.map((r) => [r.j as string, r.t as string]));
@@ -172,7 +197,7 @@ export async function settledAnywhere(db: Queryable, at: string): Promise<string
       [t],
     );
     if (rows[0].abandoned) {
-      await db.query(SETTLE_ABANDONED);
+      await settleAbandoned(db);
       continue;
     }
     if (!rows[0].t) return t;
