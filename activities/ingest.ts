@@ -16,6 +16,7 @@ import { noteCoverageProblem, upsertCoverage } from '../store/coverage.ts';
 import { jurisdictionIdFor, syncManifest } from '../store/sources.ts';
 import { syncVocabulary } from '../store/vocabulary.ts';
 import { loaderFor, layerOf, docTypeOf, mediaTypeOf } from '../store/load/index.ts';
+import { refreshZoningTextCoverage } from '../store/load/zoning-coverage.ts';
 import { type FetchResult, fetchSource } from './fetch.ts';
 
 export const MANIFEST_DIR = resolve(import.meta.dirname, '..', 'ingest', 'manifests');
@@ -214,6 +215,8 @@ export function createIngestActivities(deps: IngestDeps) {
             beat,
           });
           for (const c of result.coverage) await upsertCoverage(client, { sourceKey: s.key, ...c });
+          // the zoning text's gaps depend on the map too: worked out again after either loads
+          if (s.kind === 'code_text' || s.kind === 'district_map') await refreshZoningTextCoverage(client, s.jurisdiction_id);
           const newEvents = await writeChangeEvents(client, result.events, detectedAt);
           const out = { sourceKey: s.key, versionId, counts: result.counts, newEvents, issues: result.issues.map(({ severity, code, detail }) => ({ severity, code, detail })) };
           await markLoaded(client, versionId, { counts: result.counts, new_events: newEvents, issues: out.issues.length });

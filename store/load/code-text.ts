@@ -13,12 +13,31 @@ import { saveVersionText } from '../documents.ts';
 import type { LoadContext, Loader } from './context.ts';
 import { applyDistricts, deltaEvents, districtEvents, districtIdFor } from './districts.ts';
 import { dateFactChanges } from './effective.ts';
+import { codeTextTier } from './zoning-coverage.ts';
 
 // a fact is the same fact while what it states is the same: a quote that moves or gains a
 // neighbouring cell's change does not make a new fact (its citation still holds in its version)
 const hash = (...parts: unknown[]) => sha256Hex(JSON.stringify(parts));
 /** A section's own prose: its tables are compared cell by cell as permissions and controls. */
 const prose = (body: string) => body.split('\n').filter((l) => !l.trimStart().startsWith('|')).join('\n').trim();
+
+/**
+ * What a partial read keeps: the held facts of tables this version shows but could not read
+ * (issues `table_unread` naming the table), or every held permission and control when the
+ * version stated none at all although earlier ones did.
+ */
+async function keptFacts(ctx: LoadContext, parsed: OrdinanceParse): Promise<{ permission: string[]; control: string[]; everything: boolean }> {
+  const unread = [...new Set(parsed.issues.filter((i) => i.code === 'table_unread' && i.locator?.table).map((i) => i.locator!.table as string))];
+  const everything = parsed.permissions.length + parsed.controls.length === 0;
+  const held = async (table: 'permission' | 'control') => {
+    const { rows } = await ctx.client.query(
+      `SELECT id FROM ${table} WHERE jurisdiction_id = $1 AND source_id = $2 AND upper_inf(known) AND upper_inf(valid) AND ($3 OR table_ref = ANY($4::text[]))`,
+      [ctx.jurisdictionId, ctx.source.id, everything, unread],
+    );
+    return rows.map((r) => r.id as string);
+  };
+  return { permission: await held('permission'), control: await held('control'), everything };
+}
 
 async function useSlugs(ctx: LoadContext): Promise<Map<string, string | null>> {
   const { rows } = await ctx.client.query('SELECT label_normalized, use_slug FROM use_label WHERE jurisdiction_id = $1', [ctx.jurisdictionId]);
@@ -85,11 +104,12 @@ export const loadCodeText: Loader = async (ctx) => {
   ];
   for (const [facts, d] of [[sections, datings[0]], [permissions, datings[1]], [controls, datings[2]]] as const) for (const f of facts) f.valid_from = d.validFrom.get(f.id) ?? f.valid_from;
   const ordinanceOf = new Map(datings.flatMap((d) => [...d.ordinanceOf]));
-  const removedOnFor = (d: (typeof datings)[number]) => ({ ...opts, removedOnFor: d.removedOn });
+  const removedOnFor = (d: (typeof datings)[number], keep: string[] = []) => ({ ...opts, removedOnFor: d.removedOn, keep });
+  const kept = await keptFacts(ctx, parsed);
 
   const sectionDelta = await applyFacts(ctx.client, { table: 'section', columns: ['source_id', 'jurisdiction_id', 'document_id', 'ref', 'heading', 'parent_ref', 'depth', 'ordinal', 'body', 'body_sha256', 'citation_id', 'source_version_id'], scope, deltaColumns: ['ref', 'heading', 'body_sha256'] }, sections, removedOnFor(datings[0]));
-  const permissionDelta = await applyFacts(ctx.client, { table: 'permission', columns: ['source_id', 'jurisdiction_id', 'district_id', 'use_label_raw', 'use_label_normalized', 'use_slug', 'symbol', 'level', 'process', 'conditions', 'table_ref', 'citation_id', 'source_version_id', 'status'], scope, deltaColumns: ['district_id', 'use_label_raw', 'use_label_normalized', 'use_slug', 'symbol', 'level', 'conditions', 'table_ref'] }, permissions, removedOnFor(datings[1]));
-  const controlDelta = await applyFacts(ctx.client, { table: 'control', columns: ['source_id', 'jurisdiction_id', 'district_id', 'control_type', 'building_type', 'qualifier', 'min_value', 'max_value', 'unit', 'value_text', 'conditions', 'table_ref', 'citation_id', 'source_version_id', 'status'], scope, deltaColumns: ['district_id', 'control_type', 'building_type', 'qualifier', 'min_value', 'max_value', 'unit', 'value_text', 'table_ref'] }, controls, removedOnFor(datings[2]));
+  const permissionDelta = await applyFacts(ctx.client, { table: 'permission', columns: ['source_id', 'jurisdiction_id', 'district_id', 'use_label_raw', 'use_label_normalized', 'use_slug', 'symbol', 'level', 'process', 'conditions', 'table_ref', 'citation_id', 'source_version_id', 'status'], scope, deltaColumns: ['district_id', 'use_label_raw', 'use_label_normalized', 'use_slug', 'symbol', 'level', 'conditions', 'table_ref'] }, permissions, removedOnFor(datings[1], kept.permission));
+  const controlDelta = await applyFacts(ctx.client, { table: 'control', columns: ['source_id', 'jurisdiction_id', 'district_id', 'control_type', 'building_type', 'qualifier', 'min_value', 'max_value', 'unit', 'value_text', 'conditions', 'table_ref', 'citation_id', 'source_version_id', 'status'], scope, deltaColumns: ['district_id', 'control_type', 'building_type', 'qualifier', 'min_value', 'max_value', 'unit', 'value_text', 'table_ref'] }, controls, removedOnFor(datings[2], kept.control));
   const unlistedDelta = await applyFacts(ctx.client, { table: 'unlisted_use_rule', columns: ['source_id', 'jurisdiction_id', 'result', 'process', 'citation_id', 'source_version_id'], scope, deltaColumns: ['result', 'process'] }, unlisted, opts);
   ctx.beat({ facts: 'loaded' });
 
@@ -116,6 +136,11 @@ export const loadCodeText: Loader = async (ctx) => {
     if (o) Object.assign(e, { ordinanceId: o.id, adoptedOn: o.adopted_on });
   }
   const issues = [...parsed.issues, ...[...unmapped].map((label) => ({ severity: 'warning' as const, code: 'label_unmapped', detail: `use label kept raw, not mapped to the vocabulary: ${label}` }))];
+  const keptCount = kept.permission.length + kept.control.length;
+  if (keptCount > 0) {
+    const why = kept.everything ? 'this version stated no permission or control' : 'their tables could not be read in this version';
+    issues.push({ severity: 'warning', code: 'facts_kept', detail: `${kept.permission.length} permissions and ${kept.control.length} controls of the earlier version are kept: ${why}` });
+  }
   const counts = {
     sections: sections.length,
     districts: parsed.districts.length,
@@ -126,7 +151,9 @@ export const loadCodeText: Loader = async (ctx) => {
     fact_added: sectionDelta.added.length + permissionDelta.added.length + controlDelta.added.length + districtDelta.added.length,
     fact_changed: sectionDelta.changed.length + permissionDelta.changed.length + controlDelta.changed.length + districtDelta.changed.length,
     fact_removed: sectionDelta.removed.length + permissionDelta.removed.length + controlDelta.removed.length + districtDelta.removed.length,
+    facts_kept: keptCount,
   };
+  const entry = { sections: sections.length, permissions: permissions.length, controls: controls.length, tables_unread: issues.filter((i) => i.code === 'table_unread').length, errors: fatal.length };
   return {
     counts,
     events,
@@ -135,13 +162,12 @@ export const loadCodeText: Loader = async (ctx) => {
       {
         jurisdictionId: j,
         layer: 'zoning_text',
-        held: true,
-        tier: fatal.length ? 'partial' : 'full',
+        ...codeTextTier(entry),
         sourceId: ctx.source.id,
         retrievedAt: ctx.version.retrievedAt,
         changedAt: counts.fact_added + counts.fact_changed + counts.fact_removed > 0 ? ctx.now : null,
         earliestRetained: from,
-        detail: { ...counts, issues_by_code: Object.fromEntries([...new Set(issues.map((i) => i.code))].map((c) => [c, issues.filter((i) => i.code === c).length])) },
+        detail: { ...counts, ...entry, issues_by_code: Object.fromEntries([...new Set(issues.map((i) => i.code))].map((c) => [c, issues.filter((i) => i.code === c).length])) },
       },
     ],
   };
