@@ -2,7 +2,8 @@
 // random port unless one is given): the tests' loopback public web, and `landlex sample`'s third town. Two versions: v2 is the site after the amendments described in EXPECTED.md.
 // A path is looked up in v<version>/, then common/. Answers carry a strong ETag (sha256 of the
 // bytes) and Last-Modified (the date of the layer the file comes from), and honor
-// If-None-Match / If-Modified-Since with 304. A path can be told to answer 404, 500 or hang.
+// If-None-Match / If-Modified-Since with 304. A path can be told to answer 404, 500 or hang, or
+// to serve other bytes (a broken file) until healed.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
@@ -20,7 +21,7 @@ export interface SiteFile {
   etag: string;
   lastModified: string;
   contentType: string;
-  layer: 'v1' | 'v2' | 'common' | 'root';
+  layer: 'v1' | 'v2' | 'common' | 'root' | 'served';
 }
 
 export interface SiteRequest {
@@ -36,6 +37,8 @@ export interface SyntheticSite {
   setVersion(v: SiteVersion): void;
   /** Make a path answer 404, 500, or never answer (until `heal` or `close`). */
   fail(path: string, mode: FailMode): void;
+  /** Make a path answer these bytes (until `heal`), as a publisher serving a broken file would. */
+  serve(path: string, bytes: Uint8Array | string, contentType?: string): void;
   heal(path?: string): void;
   requests: SiteRequest[];
   close(): Promise<void>;
@@ -46,6 +49,7 @@ const TYPES: Record<string, string> = {
   '.geojson': 'application/geo+json',
   '.json': 'application/json',
   '.csv': 'text/csv; charset=utf-8',
+  '.pdf': 'application/pdf',
 };
 
 const town = JSON.parse(readFileSync(join(SITE_ROOT, 'town.json'), 'utf8')) as {
@@ -89,6 +93,7 @@ function notModified(req: IncomingMessage, f: SiteFile): boolean {
 export async function startSyntheticSite(opts: { version?: SiteVersion; port?: number } = {}): Promise<SyntheticSite> {
   let version: SiteVersion = opts.version ?? 1;
   const failures = new Map<string, FailMode>();
+  const served = new Map<string, SiteFile>();
   const hung = new Map<string, ServerResponse[]>();
   const sockets = new Set<Socket>();
   const requests: SiteRequest[] = [];
@@ -113,7 +118,7 @@ export async function startSyntheticSite(opts: { version?: SiteVersion; port?: n
       res.writeHead(405, { Allow: 'GET, HEAD' }).end();
       return;
     }
-    const f = siteFile(version, path);
+    const f = served.get(path) ?? siteFile(version, path);
     if (!f) {
       log(404);
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end('Not Found\n');
@@ -153,9 +158,19 @@ export async function startSyntheticSite(opts: { version?: SiteVersion; port?: n
     fail(path, mode) {
       failures.set(path, mode);
     },
+    serve(path, bytes, contentType) {
+      const b = Buffer.from(bytes);
+      const etag = `"${createHash('sha256').update(b).digest('hex').slice(0, 32)}"`;
+      served.set(path, { bytes: b, etag, lastModified: new Date().toUTCString(), contentType: contentType ?? TYPES[extname(path)] ?? 'application/octet-stream', layer: 'served' });
+    },
     heal(path) {
-      if (path) failures.delete(path);
-      else failures.clear();
+      if (path) {
+        failures.delete(path);
+        served.delete(path);
+      } else {
+        failures.clear();
+        served.clear();
+      }
       release(path);
     },
     requests,

@@ -4,8 +4,8 @@
 //   wrong number of fields, broken quoting (each line an open quote swallowed is rejected too),
 //   a NUL byte, no account key, a key longer than its limit, or an account key that repeats on a
 //   line not adjacent to its first (an account's buildings are listed on consecutive lines);
-//   a rejected line names the account key its cells seem to hold (`key`, read at the header's
-//   positions), so that what is held for that account can be kept;
+//   a rejected line names the account keys its cells seem to hold (`keys`, read at the header's
+//   positions, as split by CSV and on every comma), so that what is held for them can be kept;
 // - a cell longer than its field's limit is cut, with an issue (cell-limits.ts);
 // - a cell that is blank or a placeholder the mapping names ("0", "1/1/1900", "NULL") states
 //   no value: null, and its field path is listed in `withheld`;
@@ -62,18 +62,23 @@ class RollReader {
     return { key: `${key}#${n}`, issue: { issue: issue('warning', 'account_key_repeated', detail, line) } };
   }
 
-  /** A line that cannot be read: rejected, naming the account key its cells seem to hold. */
+  /** A line that cannot be read: rejected, naming the account keys its cells seem to hold. */
   bad(b: CsvBad): RollItem[] {
     const rejected: Rejected = { line: b.line, reason: b.reason, raw: b.raw };
-    if (b.fields) {
-      const at = new Map(this.header_.map((h, i) => [h, i]));
-      let { key, basis } = this.keyOf((c) => b.fields?.[at.get(c) ?? -1] ?? '');
-      if (key && basis === 'derived') {
-        if (!this.seen.has(key)) this.seen.set(key, b.line);
-        key = this.numbered(key, b.line).key;
-      }
-      if (key) rejected.key = key;
+    const at = new Map(this.header_.map((h, i) => [h, i]));
+    // in a line whose quoting is broken, quotes around a cell are quoting, and a NUL is no text
+    const read = b.splits.map((cells) => this.keyOf((c) => (cells[at.get(c) ?? -1] ?? '').replaceAll('\u0000', '').trim().replace(/^"|"$/g, '')));
+    const keys = [...new Set(read.map((k) => k.key).filter(Boolean))];
+    if (keys.length && read[0].basis === 'derived') {
+      // a derived key keeps its place in the numbering of repeats, as if the line had been read
+      if (!this.seen.has(keys[0])) this.seen.set(keys[0], b.line);
+      const numbered = this.numbered(keys[0], b.line).key;
+      const suffix = numbered.slice(keys[0].length);
+      keys.forEach((k, i) => {
+        keys[i] = k + suffix;
+      });
     }
+    if (keys.length) rejected.keys = keys;
     return [{ rejected }];
   }
 
@@ -83,7 +88,7 @@ class RollReader {
     const clipped = clipLine(this.limits, read);
     const l = clipped.line;
     let { key, basis } = this.keyOf((c) => l.values[c] ?? '');
-    if (clipped.keyTooLong) return [...this.flush(), { rejected: { line: l.line, reason: clipped.keyTooLong, raw: l.raw, key } }];
+    if (clipped.keyTooLong) return [...this.flush(), { rejected: { line: l.line, reason: clipped.keyTooLong, raw: l.raw, keys: [key] } }];
     if (!key) {
       const what = m.columns.account_key ?? (m.account_key_columns ?? []).join(', ');
       return [...this.flush(), { rejected: { line: l.line, reason: `no account key (${what} blank)`, raw: l.raw } }];

@@ -18,8 +18,9 @@ export interface CsvBad {
   line: number;
   raw: string;
   reason: string;
-  /** the line's cells as far as they can be split (for finding its key), or null */
-  fields: string[] | null;
+  /** the line's cells as far as they can be split, for finding its key: as CSV, and with every
+   * quote taken as text (when quoting is what broke, the second may be the right one) */
+  splits: string[][];
 }
 
 export type CsvItem = { ok: true; row: CsvLine } | { ok: false; bad: CsvBad };
@@ -55,17 +56,23 @@ function startLine(endLine: number, raw: string): { line: number; text: string }
   return { line: endLine - breaks, text };
 }
 
+/** One physical line split on every comma, quotes taken as text. */
+const commaSplit = (text: string): string[] => (parseSync(text, { quote: false, relax_column_count: true }) as string[][])[0] ?? [];
+
 /** One physical line's cells: read as CSV, else split on every comma (a quote left open). */
 export function lineFields(text: string): string[] {
   try {
     const [record] = parseSync(text, { relax_quotes: true, relax_column_count: true }) as string[][];
     return record ?? [];
   } catch {
-    return parseSync(text, { quote: false, relax_column_count: true })[0] ?? [];
+    return commaSplit(text);
   }
 }
 
-const bad = (line: number, raw: string, reason: string, fields: string[] | null): CsvItem => ({ ok: false, bad: { line, raw, reason, fields } });
+/** The ways to split a bad line: as read, and on every comma of its first line. */
+const splitsOf = (read: string[], text: string): string[][] => [read, commaSplit(text.split(/\r?\n/)[0])];
+
+const bad = (line: number, raw: string, reason: string, splits: string[][]): CsvItem => ({ ok: false, bad: { line, raw, reason, splits } });
 
 /** Turns parsed records into lines, checking each against the header's width. */
 class Shaper {
@@ -82,8 +89,8 @@ class Shaper {
     const swallowed = this.swallowed(line, text, 'is not closed on its line');
     if (swallowed) return swallowed;
     const nul = rec.record.findIndex((v) => v.includes('\u0000'));
-    if (nul >= 0) return [bad(line, text, `a NUL byte in column ${this.header[nul] ?? nul + 1}`, rec.record)];
-    if (rec.record.length !== this.header.length) return [bad(line, text, `has ${rec.record.length} fields, the header has ${this.header.length}`, rec.record)];
+    if (nul >= 0) return [bad(line, text, `a NUL byte in column ${this.header[nul] ?? nul + 1}`, splitsOf(rec.record, text))];
+    if (rec.record.length !== this.header.length) return [bad(line, text, `has ${rec.record.length} fields, the header has ${this.header.length}`, splitsOf(rec.record, text))];
     const values: Record<string, string> = {};
     this.header.forEach((h, i) => {
       values[h] = rec.record[i];
@@ -95,7 +102,7 @@ class Shaper {
     const { line, text } = startLine(err?.lines ?? this.lastLine + 1, raw ?? '');
     const swallowed = this.swallowed(line, text, 'is never closed');
     if (swallowed) return swallowed;
-    return [bad(line, text, `unreadable CSV: ${err?.message ?? 'parse error'}`, lineFields(text.split(/\r?\n/)[0]))];
+    return [bad(line, text, `unreadable CSV: ${err?.message ?? 'parse error'}`, splitsOf(lineFields(text.split(/\r?\n/)[0]), text))];
   }
 
   /**
@@ -112,8 +119,8 @@ class Shaper {
     const span = lines.length === 2 ? `line ${last}` : `lines ${line + 1} to ${last}`;
     return lines.map((l, i) =>
       i === 0
-        ? bad(line, l, `a quote opened on this line ${what}; it swallows ${span}`, cells[0])
-        : bad(line + i, l, `swallowed by the quote opened on line ${line}`, cells[i]),
+        ? bad(line, l, `a quote opened on this line ${what}; it swallows ${span}`, splitsOf(cells[0], l))
+        : bad(line + i, l, `swallowed by the quote opened on line ${line}`, splitsOf(cells[i], l)),
     );
   }
 }

@@ -97,6 +97,10 @@ export function parseFeed(bytes: Uint8Array | string, m: FeedMapping): FeedResul
       out.rejected.push({ line, reason: 'record is not an object', raw });
       return;
     }
+    if (raw.includes('\\u0000')) {
+      out.rejected.push({ line, reason: 'a NUL character in the record (no database text holds one)', raw });
+      return;
+    }
     const number = str(at(rec, m.fields.number));
     if (!number) {
       out.rejected.push({ line, reason: `no record number (${m.fields.number})`, raw });

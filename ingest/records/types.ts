@@ -11,8 +11,8 @@ export interface Rejected {
   line: number; // 1-based physical line (CSV) or 1-based item index (JSON feeds)
   reason: string;
   raw: string;
-  /** the record key the line names, when it can be read (what is held for it is kept) */
-  key?: string;
+  /** the record keys the line seems to name, when they can be read (what is held for them is kept) */
+  keys?: string[];
 }
 
 /** Address in the spec's full form (2.8), minus `point` which no roll states. */

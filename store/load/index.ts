@@ -1,6 +1,7 @@
 // Which loader reads which kind of source, and how each kind is described.
 import { ApplicationFailure } from '@temporalio/common';
 import type { Format, SourceKind } from '../../ingest/manifest.ts';
+import { nulAt } from '../../ingest/nul.ts';
 import type { Loader } from './context.ts';
 import { loadCodeText } from './code-text.ts';
 import { loadDistrictList } from './district-list.ts';
@@ -10,13 +11,27 @@ import { loadOrdinances } from './ordinances.ts';
 import { loadProperties } from './properties.ts';
 import { loadFeed, loadRecorder } from './records.ts';
 
+/**
+ * A document whose text is kept and quoted (a code, a district list, an ordinance list) cannot
+ * hold a NUL byte: that version is refused whole, naming where, and what is held stays.
+ */
+function refusingNul(loader: Loader): Loader {
+  return async (ctx) => {
+    if (ctx.source.manifest.format === 'pdf') return loader(ctx);
+    const bytes = await ctx.bytes();
+    const at = nulAt(bytes);
+    if (at) throw ApplicationFailure.nonRetryable(`a NUL byte at line ${at.line}, column ${at.column}: text that is kept and quoted cannot hold one; this version is refused`, 'BadInput');
+    return loader({ ...ctx, bytes: async () => bytes });
+  };
+}
+
 const LOADERS: Partial<Record<SourceKind, Loader>> = {
-  code_text: loadCodeText,
-  district_list: loadDistrictList,
+  code_text: refusingNul(loadCodeText),
+  district_list: refusingNul(loadDistrictList),
   district_map: mapLoader('base'),
   overlay_map: mapLoader('overlay'),
   parcel_layer: loadParcels,
-  amendment_list: loadOrdinances,
+  amendment_list: refusingNul(loadOrdinances),
   assessor_roll: loadProperties,
   recorder_index: loadRecorder,
   permit_feed: loadFeed,

@@ -31,7 +31,7 @@ export const loadProperties: Loader = async (ctx) => {
   const m = ctx.source.manifest;
   const read = parseAssessorRoll(await ctx.bytes(), assessorMapping(m.mapping ?? ''));
   // an account with a line that cannot be read keeps what is held for it, whole
-  const kept = await heldFor(ctx, [...new Set(read.rejected.flatMap((r) => (r.key ? [r.key] : [])))]);
+  const kept = await heldFor(ctx, [...new Set(read.rejected.flatMap((r) => r.keys ?? []))]);
   const parsed = { ...read, rows: read.rows.filter((r) => !kept.has(r.account_key)) };
   ctx.beat({ rows: parsed.rows.length });
   const parcels = await parcelIndex(ctx);
@@ -109,7 +109,10 @@ export const loadProperties: Loader = async (ctx) => {
     events: [],
     issues: [
       ...parsed.issues,
-      ...parsed.rejected.map((r) => ({ severity: 'warning' as const, code: 'row_rejected', detail: `line ${r.line}: ${r.reason}${r.key && kept.has(r.key) ? `; what was held for account ${r.key} is kept` : ''}` })),
+      ...parsed.rejected.map((r) => {
+        const held = (r.keys ?? []).filter((k) => kept.has(k));
+        return { severity: 'warning' as const, code: 'row_rejected', detail: `line ${r.line}: ${r.reason}${held.length ? `; what was held for account ${held.join(', ')} is kept` : ''}` };
+      }),
     ],
     coverage: [
       {

@@ -40,14 +40,14 @@ describe('bad lines and bad values', () => {
 
   test('rejected lines carry their line, reason and raw text', () => {
     expect(r.rejected.map((x) => x.line)).toEqual([4, 5, 8, 9, 10]);
-    expect(r.rejected[0]).toEqual({ line: 4, reason: 'has 6 fields, the header has 9', raw: '3,1,10-3,5 ELM ST,90000,190000', key: '3' });
+    expect(r.rejected[0]).toEqual({ line: 4, reason: 'has 6 fields, the header has 9', raw: '3,1,10-3,5 ELM ST,90000,190000', keys: ['3'] });
     expect(r.rejected[1].reason).toBe('no account key (ACCT blank)');
     expect(r.rejected[2].reason).toBe('has 10 fields, the header has 9');
     expect(r.rejected[3].reason).toMatch(/account key 1 repeats \(first at line 2\)/);
     expect(r.rejected[4].reason).toMatch(/^unreadable CSV: /);
     expect(r.rejected[4].raw).toContain('13 ELM ST');
     // the key each line names, where one can be read; a repeat is read elsewhere, so names none
-    expect(r.rejected.map((x) => x.key)).toEqual(['3', undefined, '5', undefined, '6']);
+    expect(r.rejected.map((x) => x.keys)).toEqual([['3'], undefined, ['5'], undefined, ['6']]);
   });
 
   test('the rest is kept: three accounts, the second with two buildings', () => {
@@ -95,25 +95,32 @@ describe('bad lines and bad values', () => {
     ].join('\n');
     const x = parseAssessorRoll(text, mapping);
     expect(x.rows.map((row) => row.account_key)).toEqual(['10']);
-    expect(x.rejected.map(({ line, reason, key }) => ({ line, reason, key }))).toEqual([
-      { line: 2, reason: 'a quote opened on this line is not closed on its line; it swallows lines 3 to 4', key: '7' },
-      { line: 3, reason: 'swallowed by the quote opened on line 2', key: '8' },
-      { line: 4, reason: 'swallowed by the quote opened on line 2', key: '9' },
+    expect(x.rejected.map(({ line, reason, keys }) => ({ line, reason, keys }))).toEqual([
+      { line: 2, reason: 'a quote opened on this line is not closed on its line; it swallows lines 3 to 4', keys: ['7'] },
+      { line: 3, reason: 'swallowed by the quote opened on line 2', keys: ['8'] },
+      { line: 4, reason: 'swallowed by the quote opened on line 2', keys: ['9'] },
     ]);
     // even when the swallowed text happens to add up to a row of the header's width
     const even = parseAssessorRoll(['A,B,C', '1,"x,y', '2,p,q', '3,"z",w'].join('\n'), { ...mapping, columns: { account_key: 'A', parcel_key: 'B', address: 'C' } });
     expect(even.rows).toEqual([]);
-    expect(even.rejected.map((r) => [r.line, r.key])).toEqual([
-      [2, '1'],
-      [3, '2'],
-      [4, '3'],
+    expect(even.rejected.map((r) => [r.line, r.keys])).toEqual([
+      [2, ['1']],
+      [3, ['2']],
+      [4, ['3']],
     ]);
+  });
+
+  test('a quote before the key, closed later on its line: the key is read with the quote taken as text', () => {
+    const x = parseAssessorRoll(['ACCT,BLDG,PARCEL,ADDR,LAND,TOTAL,SALE_DATE,PRICE,YEAR', '"11,1,10-12,"23 ELM ST, REAR",1,2,1/1/2001,1,1900'].join('\n'), mapping);
+    expect(x.rows).toEqual([]);
+    // as read, the first cell runs to the next quote; split on every comma it is the account
+    expect(x.rejected.map((r) => r.keys)).toEqual([['11,1,10-12,"23 ELM ST', '11']]);
   });
 
   test('a NUL byte rejects its line only, naming the column', () => {
     const x = parseAssessorRoll(`${csv.split('\n').slice(0, 3).join('\n').replace('3 ELM ST', '3 EL\u0000M ST')}\n`, mapping);
     expect(x.rows.map((row) => row.account_key)).toEqual(['1']);
-    expect(x.rejected).toEqual([{ line: 3, reason: 'a NUL byte in column ADDR', raw: '2,1,10-2,3 EL\u0000M ST,0,abc,2/30/2019,5,0', key: '2' }]);
+    expect(x.rejected).toEqual([{ line: 3, reason: 'a NUL byte in column ADDR', raw: '2,1,10-2,3 EL\u0000M ST,0,abc,2/30/2019,5,0', keys: ['2'] }]);
   });
 
   test('over-long cells: text cut with an issue, numbers refused, a key too long rejects its line', () => {
@@ -135,7 +142,7 @@ describe('bad lines and bad values', () => {
     ]);
     expect(x.rows[1].invalid).toEqual(['assessment.land_value_cents']);
     expect(x.issues.find((i) => i.code === 'value_invalid')?.detail).toBe('line 3, column LAND: 70 characters, more than a cents cell holds (64)');
-    expect(x.rejected).toEqual([{ line: 4, reason: 'the key column ACCT has 65 characters, more than 64', raw: expect.any(String), key: '3'.repeat(65) }]);
+    expect(x.rejected).toEqual([{ line: 4, reason: 'the key column ACCT has 65 characters, more than 64', raw: expect.any(String), keys: ['3'.repeat(65)] }]);
   });
 
   test('CSV lines report where multi-line records start', () => {

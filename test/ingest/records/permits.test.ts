@@ -100,4 +100,9 @@ describe('a feed with bad records', () => {
   test('a document that is not a list at the mapped path is refused', () => {
     expect(() => parseFeed('{"rows": []}', feedMapping('millbrook_permits'))).toThrow(/records is not a list/);
   });
+  test('a record with a NUL character (no database text holds one) is rejected, the others kept', () => {
+    const nul = parseFeed(JSON.stringify({ records: [{ permit_no: 'X-2', work_desc: 'shed\u0000' }, { permit_no: 'X-3' }] }), feedMapping('millbrook_permits'));
+    expect(nul.rejected.map((x) => [x.line, x.reason])).toEqual([[1, 'a NUL character in the record (no database text holds one)']]);
+    expect(nul.applications.map((a) => a.number)).toEqual(['X-3']);
+  });
 });
