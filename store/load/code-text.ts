@@ -11,7 +11,7 @@ import type { ChangeEventDraft } from '../changes.ts';
 import { CitationBatch } from '../citations.ts';
 import { saveVersionText } from '../documents.ts';
 import type { LoadContext, Loader } from './context.ts';
-import { applyDistricts, deltaEvents, districtEvents, districtIdFor } from './districts.ts';
+import { applyDistricts, CodeForms, deltaEvents, districtEvents, districtIdFor } from './districts.ts';
 import { dateFactChanges } from './effective.ts';
 import { codeTextTier } from './zoning-coverage.ts';
 
@@ -39,6 +39,19 @@ async function keptFacts(ctx: LoadContext, parsed: OrdinanceParse): Promise<{ pe
   return { permission: await held('permission'), control: await held('control'), everything };
 }
 
+/** The parse with each district code in the form held for the jurisdiction (the map's `RS-1` for the text's `RS 1`). */
+async function inHeldForms(ctx: LoadContext, p: OrdinanceParse): Promise<OrdinanceParse> {
+  const forms = { base: await CodeForms.load(ctx, 'base'), overlay: await CodeForms.load(ctx, 'overlay') };
+  const kindOf = new Map(p.districts.map((d) => [d.code_normalized, d.kind]));
+  const of = (code: string) => forms[kindOf.get(code) ?? 'base'].of(code);
+  return {
+    ...p,
+    districts: p.districts.map((d) => ({ ...d, code_normalized: of(d.code_normalized) })),
+    permissions: p.permissions.map((x) => ({ ...x, district_code: of(x.district_code) })),
+    controls: p.controls.map((x) => ({ ...x, district_code: of(x.district_code) })),
+  };
+}
+
 async function useSlugs(ctx: LoadContext): Promise<Map<string, string | null>> {
   const { rows } = await ctx.client.query('SELECT label_normalized, use_slug FROM use_label WHERE jurisdiction_id = $1', [ctx.jurisdictionId]);
   return new Map(rows.map((r) => [r.label_normalized, r.use_slug]));
@@ -46,7 +59,8 @@ async function useSlugs(ctx: LoadContext): Promise<Map<string, string | null>> {
 
 export const loadCodeText: Loader = async (ctx) => {
   const m = ctx.source.manifest;
-  const parsed: OrdinanceParse = await parseOrdinance(await ctx.bytes(), { mediaType: m.format === 'pdf' ? 'application/pdf' : m.format === 'html' ? 'text/html' : 'text/markdown', profile: m.profile as never });
+  const read: OrdinanceParse = await parseOrdinance(await ctx.bytes(), { mediaType: m.format === 'pdf' ? 'application/pdf' : m.format === 'html' ? 'text/html' : 'text/markdown', profile: m.profile as never });
+  const parsed = await inHeldForms(ctx, read);
   const fatal = parsed.issues.filter((i) => i.severity === 'error');
   if (fatal.length > 0 && parsed.sections.length === 0) throw ApplicationFailure.nonRetryable(fatal.map((i) => `${i.code}: ${i.detail}`).join('; '), 'BadInput');
   ctx.beat({ sections: parsed.sections.length });

@@ -4,13 +4,15 @@ import { parseDistrictList } from '../../ingest/district-list.ts';
 import { CitationBatch } from '../citations.ts';
 import { saveVersionText } from '../documents.ts';
 import type { Loader } from './context.ts';
-import { applyDistricts, districtEvents } from './districts.ts';
+import { applyDistricts, CodeForms, districtEvents } from './districts.ts';
 
 export const loadDistrictList: Loader = async (ctx) => {
   const parsed = parseDistrictList(await ctx.bytes(), ctx.source.manifest.fields ?? {});
   await saveVersionText(ctx.client, ctx.version.id, parsed.text, sha256Hex(parsed.text));
   const cites = new CitationBatch({ jurisdictionId: ctx.jurisdictionId, documentId: ctx.version.documentId, versionId: ctx.version.id, retrievedAt: ctx.version.retrievedAt, text: parsed.text });
-  const delta = await applyDistricts(ctx, parsed.districts, cites);
+  const forms = { base: await CodeForms.load(ctx, 'base'), overlay: await CodeForms.load(ctx, 'overlay') };
+  const districts = parsed.districts.map((d) => ({ ...d, code_normalized: forms[d.kind].of(d.code_normalized) }));
+  const delta = await applyDistricts(ctx, districts, cites);
   return {
     counts: { districts: parsed.districts.length, added: delta.added.length, changed: delta.changed.length, removed: delta.removed.length, unchanged: delta.unchanged },
     events: districtEvents(ctx, delta),

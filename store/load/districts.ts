@@ -1,5 +1,7 @@
 // District facts (from a district list or the code text) and the change events they imply.
 import { sha256Hex, stableId } from '../../core/ids.ts';
+import { codeKey } from '../../ingest/district-codes.ts';
+import { normalizeCode } from '../../ingest/district-list.ts';
 import type { DistrictRecord } from '../../ingest/types.ts';
 import { applyFacts, type FactDelta } from '../bitemporal.ts';
 import type { ChangeEventDraft } from '../changes.ts';
@@ -8,6 +10,36 @@ import { isBackfill, type LoadContext } from './context.ts';
 
 export const districtIdFor = (jurisdictionId: string, kind: string, codeNormalized: string) =>
   stableId('district', jurisdictionId, kind, codeNormalized);
+
+/**
+ * One form per district code across the sources of a jurisdiction: a code written `RS-1` on the
+ * map, `RS 1` in a table header and `RS1` in the list is one district, held under the form first
+ * held (so its id never moves), or first seen in this load when none is held yet.
+ */
+export class CodeForms {
+  private constructor(private byKey: Map<string, string>) {}
+
+  static async load(ctx: LoadContext, kind: string): Promise<CodeForms> {
+    const { rows } = await ctx.client.query(
+      `SELECT code_normalized AS code, min(lower(known)) AS first FROM district WHERE jurisdiction_id = $1 AND kind = $2 GROUP BY 1 ORDER BY 2, 1`,
+      [ctx.jurisdictionId, kind],
+    );
+    const byKey = new Map<string, string>();
+    for (const r of rows) if (!byKey.has(codeKey(r.code))) byKey.set(codeKey(r.code), r.code);
+    return new CodeForms(byKey);
+  }
+
+  /** The form this code is held under. */
+  of(code: string): string {
+    const norm = normalizeCode(code);
+    const key = codeKey(norm);
+    if (!key) return norm;
+    const held = this.byKey.get(key);
+    if (held) return held;
+    this.byKey.set(key, norm);
+    return norm;
+  }
+}
 
 const COLUMNS = ['source_id', 'jurisdiction_id', 'kind', 'code_raw', 'code_normalized', 'local_label', 'type', 'subtype', 'purpose', 'section_ref', 'citation_id', 'source_version_id', 'status'];
 const COMPARED = ['code_raw', 'local_label', 'type', 'purpose', 'section_ref'];

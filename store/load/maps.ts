@@ -3,7 +3,6 @@
 // map_change event per district whose mapped area changed by more than a redrawing does.
 import { ApplicationFailure } from '@temporalio/common';
 import { sha256Hex, stableId } from '../../core/ids.ts';
-import { normalizeCode } from '../../ingest/district-list.ts';
 import { inflated } from '../../ingest/gzip.ts';
 import { readLayer } from '../../ingest/layers.ts';
 import type { DistrictRecord } from '../../ingest/types.ts';
@@ -13,7 +12,7 @@ import { CitationBatch } from '../citations.ts';
 import { Geometry } from '../copy.ts';
 import { saveVersionText } from '../documents.ts';
 import type { LoadContext, Loader, LoadResult } from './context.ts';
-import { applyDistricts, districtIdFor } from './districts.ts';
+import { applyDistricts, CodeForms, districtIdFor } from './districts.ts';
 import { recordMapExtent, recordMapVersion } from './map-version.ts';
 import { cutPieces } from './pieces.ts';
 import { effectiveOf, matchOrdinance, newlyAdopted, type OrdinanceRef } from './effective.ts';
@@ -51,6 +50,7 @@ export function mapLoader(kind: 'base' | 'overlay'): Loader {
 
     // districts named by the map (a citation to the file where it is text)
     const cites = text ? new CitationBatch({ jurisdictionId: ctx.jurisdictionId, documentId: ctx.version.documentId, versionId: ctx.version.id, retrievedAt: ctx.version.retrievedAt, text }) : null;
+    const forms = await CodeForms.load(ctx, kind);
     const named = new Map<string, DistrictRecord>();
     const areas = [];
     const issues = [...read.issues];
@@ -63,7 +63,7 @@ export function mapLoader(kind: 'base' | 'overlay'): Loader {
         codes.push('UNCODED');
       }
       for (const code of codes) {
-        const norm = normalizeCode(code);
+        const norm = forms.of(code);
         if (!named.has(norm)) {
           const q = text ? codeQuote(text, fields.code ?? 'code', code) : null;
           named.set(norm, { kind, code_raw: code, code_normalized: norm, local_label: null, type: null, purpose: null, section_ref: (f.properties[fields.section ?? ''] as string) ?? null, citation: q ? { quote: q.quote, locator: { start: q.start, end: q.end, row: code } } : (null as never) });
@@ -81,7 +81,7 @@ export function mapLoader(kind: 'base' | 'overlay'): Loader {
       }
     }
     // date what changed by the ordinance that changed it (a map amendment naming the district)
-    const dating = await dateMapChanges(ctx, areas.map((a) => ({ id: a.id, code: normalizeCode(String(a.values[4])) })));
+    const dating = await dateMapChanges(ctx, forms, areas.map((a) => ({ id: a.id, code: forms.of(String(a.values[4])) })));
     for (const a of areas) a.valid_from = dating.addedOn.get(a.id) ?? a.valid_from;
     await recordMapVersion(ctx, kind === 'base' ? 'district' : 'overlay', read, read.empty.length, dating.versionEffective);
     const withCitation = [...named.values()].filter((d) => d.citation);
@@ -106,7 +106,7 @@ export function mapLoader(kind: 'base' | 'overlay'): Loader {
     await ctx.client.query('UPDATE map_version SET report = report || $2 WHERE id = $1', [mapVersionId, report]);
     if (kind === 'base') await deriveBoundary(ctx);
 
-    const changes = await mapEvents(ctx, kind, delta, dating.ordinanceOf);
+    const changes = await mapEvents(ctx, kind, forms, delta, dating.ordinanceOf);
     return {
       counts: { features: read.feature_count, repaired: read.repaired_count, not_placed: read.empty.length, areas: areas.length, districts_named: named.size, area_added: delta.added.length, area_removed: delta.removed.length, area_unchanged: delta.unchanged, districts_changed: changes.events.length, districts_redrawn: changes.redrawn },
       events: changes.events,
@@ -199,7 +199,7 @@ SELECT z.district_id, z.before_n, z.after_n,
                                  ST_CollectionExtract(ST_MakeValid(ST_Transform(z.after_g, z.srid)), 3), 0.01) END AS diff) d`;
 
 /** One map_change per district whose mapped area changed (after the first load); redrawn ones are counted. */
-async function mapEvents(ctx: LoadContext, kind: string, delta: Awaited<ReturnType<typeof applyFacts>>, ordinanceOf: Map<string, OrdinanceRef | null>): Promise<{ events: ChangeEventDraft[]; redrawn: number }> {
+async function mapEvents(ctx: LoadContext, kind: string, forms: CodeForms, delta: Awaited<ReturnType<typeof applyFacts>>, ordinanceOf: Map<string, OrdinanceRef | null>): Promise<{ events: ChangeEventDraft[]; redrawn: number }> {
   if (!ctx.priorLoaded) return { events: [], redrawn: 0 };
   const touched = new Map<string, { code: string; effective: string }>();
   for (const r of [...delta.added, ...delta.removed]) {
@@ -214,7 +214,7 @@ async function mapEvents(ctx: LoadContext, kind: string, delta: Awaited<ReturnTy
   for (const r of rows.sort((a, b) => a.district_id.localeCompare(b.district_id))) {
     if (!r.changed) continue;
     const t = touched.get(r.district_id)!;
-    const code = normalizeCode(t.code);
+    const code = forms.of(t.code);
     events.push({
       jurisdictionId: ctx.jurisdictionId,
       kind: 'map_change',
@@ -236,12 +236,12 @@ async function mapEvents(ctx: LoadContext, kind: string, delta: Awaited<ReturnTy
  * Which mapped polygons this version adds and removes, by district, and the date each district's
  * change took effect (from the map amendment that names it; else the version's date).
  */
-async function dateMapChanges(ctx: LoadContext, staged: Array<{ id: string; code: string }>) {
+async function dateMapChanges(ctx: LoadContext, forms: CodeForms, staged: Array<{ id: string; code: string }>) {
   const { rows } = await ctx.client.query(
     `SELECT id, code_raw FROM district_area WHERE jurisdiction_id = $1 AND source_id = $2 AND upper_inf(known) AND upper_inf(valid)`,
     [ctx.jurisdictionId, ctx.source.id],
   );
-  const current = new Map(rows.map((r) => [r.id as string, normalizeCode(r.code_raw)]));
+  const current = new Map(rows.map((r) => [r.id as string, forms.of(r.code_raw)]));
   const stagedIds = new Set(staged.map((s) => s.id));
   const added = staged.filter((s) => !current.has(s.id));
   const removed = [...current].filter(([id]) => !stagedIds.has(id)).map(([id, code]) => ({ id, code }));

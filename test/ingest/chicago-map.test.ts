@@ -65,3 +65,10 @@ test('the later map is a new version whose changes are the districts actually re
   // PMD 6 differs by 17,000 m² of slivers along 13.6 km² of boundary: redrawn, not rezoned
   expect(byCode.has('PMD6')).toBe(false);
 });
+
+test("one district however the map writes its code (Chicago's map has RM-5.5 and RM5.5, PMD 11 and PMD-11)", async () => {
+  const { rows } = await h.pool.query(`SELECT DISTINCT code_normalized FROM district WHERE kind = 'base' AND upper(replace(replace(code_normalized, '-', ''), ' ', '')) IN ('RM5.5', 'PMD11')`);
+  expect(rows.map((r) => r.code_normalized).sort()).toHaveLength(2);
+  const areas = await h.pool.query(`SELECT DISTINCT code_raw FROM district_area WHERE code_raw IN ('RM-5.5', 'RM5.5') AND upper_inf(known)`);
+  expect(areas.rows.length).toBe(2); // both spellings were drawn, and both are one district above
+});
