@@ -51,8 +51,9 @@ export function reconcileCodes(sources: CodeSource[]): Reconciliation {
       mine.set(key, set);
       const entry = byKey.get(key) ?? { key, code, forms: {} };
       byKey.set(key, entry);
-      const forms = (entry.forms[s.name] ??= []);
+      const forms = entry.forms[s.name] ?? [];
       if (!forms.includes(code)) forms.push(code);
+      entry.forms[s.name] = forms;
     }
     for (const [key, set] of mine) if (set.size > 1) ambiguous.add(key);
   }
