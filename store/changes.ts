@@ -90,6 +90,9 @@ export async function withKnowledgeLoad<T>(pool: Pool, o: KnowledgeLoadInput, fn
       // a load of these jurisdictions whose process died ends where this check finds it dead,
       // before this load's window begins (else the first reader's clock would end it)
       await settleAbandoned(client, o.jurisdictionIds);
+      // a killed worker's session ends within a second even inside a long statement or a lock
+      // wait (PostgreSQL otherwise notices only when the statement ends), releasing its lock
+      await client.query(`SET client_connection_check_interval = '1s'`);
       // the session lock is taken before the row is visible, so a visible unsettled row without
       // its lock is one whose process died
       await client.query('BEGIN');
@@ -104,9 +107,6 @@ export async function withKnowledgeLoad<T>(pool: Pool, o: KnowledgeLoadInput, fn
     let outcome: 'committed' | 'rolled_back' = 'rolled_back';
     try {
       await client.query('BEGIN');
-      // a killed worker's session ends within a second even inside a long statement or a lock
-      // wait (PostgreSQL otherwise notices only when the statement ends), releasing its lock
-      await client.query(`SET LOCAL client_connection_check_interval = '1s'`);
       const result = await fn(client);
       await client.query('COMMIT');
       outcome = 'committed';
