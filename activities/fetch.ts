@@ -72,7 +72,9 @@ export async function fetchSource(
     }
     if (res.status === 304) {
       await res.body?.cancel();
-      return { state: 'not_modified', sha256: prior.sha256, size: 0, retrievedAt, etag: prior.etag, lastModified: prior.lastModified, mediaType: null };
+      // the bytes are those last fetched: a version not recorded yet (a crash after the fetch) gets their size
+      const size = prior.sha256 ? ((await blobs.size(prior.sha256)) ?? 0) : 0;
+      return { state: 'not_modified', sha256: prior.sha256, size, retrievedAt, etag: prior.etag, lastModified: prior.lastModified, mediaType: null };
     }
     if (res.status === 404 || res.status === 410) {
       await res.body?.cancel();

@@ -117,7 +117,8 @@ program
   .argument('[jurisdiction...]', 'jurisdiction slugs (manifests in ingest/manifests)')
   .option('--all', 'every jurisdiction with a manifest')
   .option('--json', 'print the summary as JSON on stdout')
-  .action(async (slugs: string[], opts: { all?: boolean; json?: boolean }) => {
+  .option('--manifests <dir>', 'read the manifests from this directory instead of ingest/manifests')
+  .action(async (slugs: string[], opts: { all?: boolean; json?: boolean; manifests?: string }) => {
     const cfg = config();
     if (!opts.all && slugs.length === 0) {
       process.stderr.write('name a jurisdiction or pass --all\n');
@@ -126,7 +127,7 @@ program
     const pool = createPool(cfg.databaseUrl, { max: 4 });
     const log = createLogger(opts.json ? 'error' : cfg.logLevel === 'info' ? 'warn' : cfg.logLevel);
     try {
-      const summary = await runIngest(cfg, pool, log, opts.all ? 'all' : slugs, { progress: !opts.json && process.stderr.isTTY });
+      const summary = await runIngest(cfg, pool, log, opts.all ? 'all' : slugs, { progress: !opts.json && process.stderr.isTTY, manifestDir: opts.manifests });
       process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : `${table(summary)}\n`);
       process.exitCode = summary.totals.failed > 0 ? 1 : 0;
     } finally {

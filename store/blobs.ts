@@ -1,5 +1,5 @@
 // Content-addressed blob store: bytes kept under their sha256. The filesystem implementation is
-// the default; an object store implements the same three methods.
+// the default; an object store implements the same methods.
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -11,6 +11,8 @@ export interface BlobStore {
   putStream(stream: AsyncIterable<Uint8Array>): Promise<{ sha256: string; size: number; created: boolean }>;
   get(sha256: string): Promise<Buffer>;
   has(sha256: string): Promise<boolean>;
+  /** the byte size of a blob held, or null */
+  size(sha256: string): Promise<number | null>;
 }
 
 const SHA = /^[0-9a-f]{64}$/;
@@ -72,11 +74,14 @@ export class FsBlobStore implements BlobStore {
   }
 
   async has(sha256: string): Promise<boolean> {
+    return (await this.size(sha256)) !== null;
+  }
+
+  async size(sha256: string): Promise<number | null> {
     try {
-      await stat(this.path(sha256));
-      return true;
+      return (await stat(this.path(sha256))).size;
     } catch {
-      return false;
+      return null;
     }
   }
 }
