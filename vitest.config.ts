@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    // every answer a test receives is checked against the server's own OpenAPI document
+    setupFiles: ['test/helpers/check-responses.ts'],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -4,6 +4,7 @@ import { compileSchema } from './body.ts';
 import { dispatcher } from './dispatch.ts';
 import { requestContext } from './middleware/context.ts';
 import type { Route } from './route.ts';
+import type { ServedContext } from './openapi.ts';
 import { Router } from './router.ts';
 import { allRoutes } from './routes/index.ts';
 import type { Services } from './services.ts';
@@ -12,6 +13,8 @@ export function makeApp(services: Services, routes: Route[] = allRoutes): Koa {
   for (const r of routes) if (r.body) compileSchema(r.body);
   const app = new Koa({ proxy: false });
   app.silent = true;
+  // the OpenAPI document describes the routes this app serves (api/openapi.ts servedRoutes)
+  (app.context as ServedContext).routes = routes;
   app.use(requestContext(services));
   app.use(dispatcher(new Router(routes), services));
   return app;

@@ -1,12 +1,26 @@
-// Request bodies: JSON only, size-limited, validated against the route's JSON Schema.
+// Request bodies: JSON only, size-limited, validated against the route's JSON Schema. Every
+// body, whatever its route, is first refused if any string (value or key) holds a NUL byte or a
+// lone surrogate (PostgreSQL can hold neither); formats date and date-time are calendar-checked.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type Koa from 'koa';
-import { ApiError, type ErrorCode } from '../core/errors.ts';
+import { ApiError, type ErrorCode, invalid } from '../core/errors.ts';
+import { isDate, parseDateTime } from '../core/time.ts';
 import type { JsonSchema } from './route.ts';
 
-const ajv = new Ajv2020({ allErrors: true, strict: false });
+const ajv = new Ajv2020({ allErrors: true, strict: false, strictNumbers: true });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
+ajv.addFormat('date', { type: 'string', validate: isDate });
+ajv.addFormat('date-time', {
+  type: 'string',
+  validate: (s: string) => {
+    try {
+      return /^\d{4}-\d{2}-\d{2}T/i.test(s) && parseDateTime(s, 'date-time') !== null;
+    } catch {
+      return false;
+    }
+  },
+});
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 export async function readJsonBody(ctx: Koa.Context, limit: number): Promise<unknown> {
@@ -24,11 +38,47 @@ export async function readJsonBody(ctx: Koa.Context, limit: number): Promise<unk
   if (!/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
     throw new ApiError('media_type_unsupported', { field: 'Content-Type', detail: `Send bodies as application/json, not ${type || 'no type'}.` });
   }
+  let body: unknown;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch (err) {
     throw new ApiError('body_malformed', { field: 'body', detail: `The body is not valid JSON: ${(err as Error).message}` });
   }
+  checkValues(body, []);
+  return body;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function textProblem(s: string): string | null {
+  if (s.includes('\u0000')) return 'contains a NUL byte (\\u0000), which no value may hold';
+  if (LONE_SURROGATE.test(s)) return 'contains a lone UTF-16 surrogate, which is not text';
+  return null;
+}
+
+/** Refuses, naming the field, any string or key no value may hold and any number JSON cannot carry (1e999). */
+function checkValues(v: unknown, path: Array<string | number>): void {
+  if (typeof v === 'string') {
+    const why = textProblem(v);
+    if (why) throw invalid(dotted(path), `${dotted(path)} ${why}`);
+  } else if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw invalid(dotted(path), `${dotted(path)} is out of range`);
+  } else if (Array.isArray(v)) {
+    for (const [i, x] of v.entries()) checkValues(x, [...path, i]);
+  } else if (v && typeof v === 'object') {
+    for (const [k, x] of Object.entries(v)) {
+      const why = textProblem(k);
+      if (why) throw invalid(dotted([...path, k]), `the field name ${JSON.stringify(k)} ${why}`);
+      checkValues(x, [...path, k]);
+    }
+  }
+}
+
+/** item[3].lat from its parts. */
+function dotted(parts: Array<string | number>): string {
+  let out = '';
+  for (const p of parts) out += typeof p === 'number' || /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
+  return out || 'body';
 }
 
 /** JSON pointer (/item/3/lat) to the dotted field name clients send (item[3].lat). */
@@ -36,9 +86,7 @@ function fieldName(e: ErrorObject): string {
   const parts = e.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (e.keyword === 'required') parts.push(String((e.params as { missingProperty: string }).missingProperty));
   if (e.keyword === 'additionalProperties') parts.push(String((e.params as { additionalProperty: string }).additionalProperty));
-  let out = '';
-  for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
-  return out || 'body';
+  return dotted(parts);
 }
 
 function describe(e: ErrorObject): { code: ErrorCode; detail: string } {

@@ -8,7 +8,7 @@ import { renderAnswer } from './envelope.ts';
 import { withIdempotency } from './idempotency.ts';
 import { answerWithCharge, estimateCost } from './metering/charge.ts';
 import type { RequestState } from './middleware/context.ts';
-import { type Param, type RawQuery, parseParams } from './params.ts';
+import { type Param, type RawQuery, asParameterRefusal, parseParams } from './params.ts';
 import type { Req, Route } from './route.ts';
 import type { Router } from './router.ts';
 import type { Services } from './services.ts';
@@ -102,7 +102,7 @@ export function dispatcher(router: Router, services: Services): Koa.Middleware {
     authorize(route, actor);
     await rateLimit(ctx, actor, services);
 
-    const params = parseParams(routeParams(route), ctx.query as RawQuery, path, { allowExtra: route.allowExtraQuery });
+    const params = parseParams(routeParams(route), ctx.query as RawQuery, path, { allowExtra: route.allowExtraQuery, refusal: route.parameterRefusal });
     let body: unknown;
     if (['POST', 'PUT', 'PATCH'].includes(route.method)) {
       body = await readJsonBody(ctx, services.config.bodyLimitBytes);
@@ -112,7 +112,7 @@ export function dispatcher(router: Router, services: Services): Koa.Middleware {
     const req = new HandlerRequest(route, params, body, actor, services, state.requestId, ctx, dryRun);
     const context = { path: ctx.path, params, requestId: state.requestId, dryRun, cost: 0 };
 
-    const produce = async () => {
+    const answer = async () => {
       if (dryRun) {
         const estimate = await estimateCost(req);
         context.cost = estimate.cost;
@@ -144,6 +144,7 @@ export function dispatcher(router: Router, services: Services): Koa.Middleware {
       }
       ctx.body = ctx.status === 204 ? null : rendered;
     };
+    const produce = () => answer().catch((err) => Promise.reject(asParameterRefusal(err, routeParams(route))));
     if (route.idempotent) await withIdempotency(ctx, services.pool, actor, body, produce);
     else await produce();
   };

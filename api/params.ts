@@ -1,9 +1,13 @@
 // Query and path parameters declared as data, parsed and validated before a handler runs.
 // A bad value is 422 naming the field; a value outside an enumeration is vocabulary_value_unknown.
-import { ApiError, invalid, unknownValue } from '../core/errors.ts';
+// Every value, declared or not, is first checked for NUL bytes (PostgreSQL cannot hold them), so
+// no route or custom parser can pass one on. Dates are calendar dates (core/time.ts).
+import { ApiError, type ErrorCode, invalid, unknownValue } from '../core/errors.ts';
+import { isDate, parseDateTime } from '../core/time.ts';
 import type { JsonSchema } from './route.ts';
 
-export type ParamType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'array';
+/** date: YYYY-MM-DD, a real calendar date; timestamp: a date (its 00:00Z) or a date-time with offset */
+export type ParamType = 'string' | 'integer' | 'number' | 'boolean' | 'date' | 'timestamp' | 'array';
 
 export interface Param {
   name: string;
@@ -28,12 +32,13 @@ export interface Param {
 
 export type RawQuery = Record<string, string | string[] | undefined>;
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** A real calendar date, YYYY-MM-DD (years from 1000). */
+export const isValidDate = isDate;
 
-export function isValidDate(s: string): boolean {
-  if (!DATE.test(s)) return false;
-  const d = new Date(`${s}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
+/** Why a text cannot be taken at all, whatever the parameter (null when it can). */
+export function unacceptableText(s: string): string | null {
+  if (s.includes('\u0000')) return 'contains a NUL byte (%00), which no value may hold';
+  return null;
 }
 
 function scalar(type: Exclude<ParamType, 'array'>, raw: string, p: Param, field: string, allowed?: readonly string[]): unknown {
@@ -56,8 +61,14 @@ function scalar(type: Exclude<ParamType, 'array'>, raw: string, p: Param, field:
       if (raw === 'false' || raw === '0') return false;
       throw invalid(field, `${JSON.stringify(raw)} is not true or false`);
     case 'date':
-      if (!isValidDate(raw)) throw invalid(field, `${JSON.stringify(raw)} is not a date (YYYY-MM-DD)`);
+      if (!isValidDate(raw)) throw invalid(field, `${JSON.stringify(raw)} is not a calendar date (YYYY-MM-DD)`);
       return raw;
+    case 'timestamp': {
+      if (isValidDate(raw)) return `${raw}T00:00:00Z`;
+      const t = parseDateTime(raw, field);
+      if (!t) throw invalid(field, `${JSON.stringify(raw)} is not a date (YYYY-MM-DD) or a date-time with offset (2024-05-01T10:00:00Z)`);
+      return t;
+    }
     default:
       if (allowed && !allowed.includes(raw)) throw unknownValue(field, raw, allowed);
       if (raw.length > 2000) throw invalid(field, 'is longer than 2000 characters');
@@ -75,16 +86,45 @@ function asList(v: string | string[] | undefined): string[] {
   return Array.isArray(v) ? v : [v];
 }
 
+/** Refuses any path value, query key or query value that no parameter may hold. */
+function checkTexts(query: RawQuery, path: Record<string, string>) {
+  for (const [name, value] of Object.entries(path)) {
+    const why = unacceptableText(value);
+    if (why) throw invalid(name, `${name} ${why}`);
+  }
+  for (const [key, value] of Object.entries(query)) {
+    for (const s of [key, ...asList(value)]) {
+      const why = unacceptableText(s);
+      if (why) throw invalid(key, `${key} ${why}`);
+    }
+  }
+}
+
+export interface ParseOptions {
+  /** unknown query parameters are accepted (and still checked for NUL bytes) */
+  allowExtra?: boolean;
+  /** the code a refused value answers with instead of 422 (OGC API Features answers 400) */
+  refusal?: ErrorCode;
+}
+
 /**
  * Parse one parameter list against raw query and path values. Returns the parsed values keyed
  * by name; unknown query keys are refused unless allowExtra.
  */
-export function parseParams(
-  defs: Param[],
-  query: RawQuery,
-  path: Record<string, string>,
-  opts: { allowExtra?: boolean } = {},
-): Record<string, any> {
+export function parseParams(defs: Param[], query: RawQuery, path: Record<string, string>, opts: ParseOptions = {}): Record<string, any> {
+  if (!opts.refusal) return parseAll(defs, query, path, opts);
+  try {
+    return parseAll(defs, query, path, opts);
+  } catch (err) {
+    if (err instanceof ApiError && (err.code === 'parameter_invalid' || err.code === 'vocabulary_value_unknown')) {
+      throw new ApiError(opts.refusal, { field: err.field, detail: err.detail, headers: err.headers });
+    }
+    throw err;
+  }
+}
+
+function parseAll(defs: Param[], query: RawQuery, path: Record<string, string>, opts: ParseOptions): Record<string, any> {
+  checkTexts(query, path);
   const out: Record<string, any> = {};
   const used = new Set<string>();
 
@@ -141,11 +181,22 @@ export function parseParams(
   return out;
 }
 
+/**
+ * 404 means that no record has the id in the path, and nothing else (spec 1.2.3): an id given in
+ * the query or a body that names nothing is a parameter not accepted, 422 naming it.
+ */
+export function asParameterRefusal(err: unknown, defs: Param[]): unknown {
+  if (!(err instanceof ApiError) || err.code !== 'no_such_resource' || err.field === null) return err;
+  if (defs.some((p) => p.in === 'path' && p.name === err.field)) return err;
+  return new ApiError('parameter_invalid', { field: err.field, detail: err.detail, headers: err.headers });
+}
+
 /** The JSON Schema of a parameter, for the OpenAPI document. */
 export function paramSchema(p: Param): JsonSchema {
   if (p.schema) return p.schema;
   const base = (t: Exclude<ParamType, 'array'>, e?: readonly string[]): JsonSchema => {
     if (t === 'date') return { type: 'string', format: 'date' };
+    if (t === 'timestamp') return { anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] };
     const s: JsonSchema = { type: t };
     if (e) s.enum = [...e];
     return s;

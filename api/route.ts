@@ -2,6 +2,7 @@
 // and a handler. The server (api/app.ts) and the OpenAPI document (api/openapi.ts) are both
 // built from the same list, so they cannot drift.
 import type Koa from 'koa';
+import type { ErrorCode } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { Param } from './params.ts';
 import type { FieldRules } from './fields.ts';
@@ -48,6 +49,8 @@ export interface Route {
   method: Method;
   path: string;
   summary: string;
+  /** longer text for the OpenAPI document */
+  description?: string;
   tag: string;
   credential: Credential;
   scope?: Scope;
@@ -57,6 +60,8 @@ export interface Route {
   params?: Param[];
   /** unknown query parameters are refused unless this is set (OGC clients send extras) */
   allowExtraQuery?: boolean;
+  /** the code a refused parameter answers with instead of 422 (OGC API Features: 400) */
+  parameterRefusal?: ErrorCode;
   body?: JsonSchema;
   /** schema of `item` (or of each item of a collection) for the OpenAPI document */
   response?: JsonSchema;
@@ -74,6 +79,13 @@ export interface Route {
   fields?: FieldRules;
   /** extra response media types for the OpenAPI document */
   produces?: string[];
+  /**
+   * Refusals the handler itself can give beyond those every route of its kind gives (credential,
+   * parameters, price, path ids, bodies, idempotency: see api/openapi.ts), for the OpenAPI document.
+   */
+  refuses?: ErrorCode[];
+  /** other statuses the handler answers without a body, by status (204 empty tile, 304 not modified) */
+  answers?: Record<number, string>;
   handler: (req: Req) => Promise<Answer>;
 }
 

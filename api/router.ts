@@ -1,5 +1,6 @@
 // Matches a method and raw path against the route table. Static segments win over parameters.
 // Routes are grouped by their first path segment (always static), so a call tries only its own.
+// A path is matched exactly: a trailing slash names no resource (404), unless a route declares it.
 import { ApiError } from '../core/errors.ts';
 import type { Method, Route } from './route.ts';
 
@@ -34,7 +35,7 @@ export class Router {
           names.push(name);
           return '([^/]+)';
         });
-        return { route, regex: new RegExp(`^${pattern}/?$`), names, rank: names.length };
+        return { route, regex: new RegExp(`^${pattern}$`), names, rank: names.length };
       })
       .sort((a, b) => a.rank - b.rank);
     for (const c of compiled) {

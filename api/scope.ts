@@ -46,7 +46,7 @@ export async function resolveScope(db: Queryable, p: Record<string, any>): Promi
     let rows: Array<{ id: string }>;
     if (raw.startsWith('jur_')) {
       const c = await db.query(`SELECT fips_state, fips_county FROM jurisdiction WHERE id = $1 AND level = 'county'`, [raw]);
-      if (!c.rows[0]) throw notFound('county', raw);
+      if (!c.rows[0]) throw notFound('county', raw, 'county');
       rows = (await db.query('SELECT id FROM jurisdiction WHERE fips_state = $1 AND fips_county = $2', [c.rows[0].fips_state, c.rows[0].fips_county])).rows;
     } else if (/^\d{5}$/.test(raw)) {
       rows = (await db.query('SELECT id FROM jurisdiction WHERE fips_state = $1 AND fips_county = $2', [raw.slice(0, 2), raw.slice(2)])).rows;

@@ -87,5 +87,6 @@ export const unknownValue = (field: string, value: string, allowed: readonly str
     field,
     detail: `${JSON.stringify(value)} is not one of: ${allowed.join(', ')}`,
   });
-export const notFound = (what: string, id: string) =>
-  new ApiError('no_such_resource', { field: null, detail: `No ${what} has the id ${id}.` });
+/** No record has the id. `field` names where the id was given: a query or body id is refused as 422 (api/params.ts). */
+export const notFound = (what: string, id: string, field: string | null = null) =>
+  new ApiError('no_such_resource', { field, detail: `No ${what} has the id ${id}.` });

@@ -38,7 +38,7 @@ async function extent(db: Queryable, r: ImageRequest) {
                  FROM parcel WHERE id = $1 AND known @> $2::timestamptz ORDER BY upper_inf(valid) DESC LIMIT 1) x`,
       [id, r.knownAsOf],
     );
-    if (!rows[0]) throw notFound('parcel', id);
+    if (!rows[0]) throw notFound('parcel', id, 'parcel');
     if (rows[0].w === null) throw invalid('parcel', 'the publisher’s map has no polygon for this parcel');
     return { ...rows[0], label: `parcel ${rows[0].parcel_key}` };
   }

@@ -167,6 +167,8 @@ export const tileRoutes = defineRoutes([
   },
   {
     id: 'getTile',
+    refuses: ['tile_coordinate_invalid'],
+    answers: { 204: 'No feature of the layer in this tile (or a zoom the layer does not draw).', 304: 'Not modified: If-None-Match holds the tile\'s ETag.' },
     method: 'GET',
     path: '/map/{layer}/{z}/{x}/{y}',
     summary: 'One vector tile (Mapbox Vector Tile) of a layer, in force at as_of',

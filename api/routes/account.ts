@@ -155,7 +155,7 @@ const common = { tag: 'Account', form: 'plain' as const };
 
 export const accountRoutes = defineRoutes([
   {
-    ...common, id: 'createOrganization', method: 'POST', path: '/organization', credential: 'public', status: 202,
+    ...common, id: 'createOrganization', method: 'POST', path: '/organization', credential: 'public', status: 202, refuses: ['entitlement_missing'],
     summary: 'Register an organization and its first person (when registration is open); a verification link is emailed',
     body: body(['organization_name', 'email', 'password', 'first_name', 'last_name'], { organization_name: { ...NAME, maxLength: 200 }, email: EMAIL, password: PASSWORD, first_name: NAME, last_name: NAME }),
     response: STRINGS, handler: register,
@@ -165,7 +165,7 @@ export const accountRoutes = defineRoutes([
     summary: 'Redeem the emailed verification link', body: body(['token'], { token: TOKEN }), response: STRINGS, handler: verify,
   },
   {
-    ...common, id: 'createSession', method: 'POST', path: '/session', credential: 'public',
+    ...common, id: 'createSession', method: 'POST', path: '/session', credential: 'public', refuses: ['verification_required'],
     summary: 'Sign in to one organization: a console session (Bearer)',
     body: body(['email', 'password', 'organization_id'], { email: EMAIL, password: { type: 'string', minLength: 1, maxLength: 200 }, organization_id: { type: 'string', maxLength: 100 } }),
     response: SESSION, handler: signIn,

@@ -1,7 +1,6 @@
 // Documents (spec 4.5): every retained public document, its versions, and recorded instruments.
-import { invalid, notFound } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
 import { requireId } from '../../core/ids.ts';
-import { isValidDate } from '../params.ts';
 import { collectionParams, type ResourceDef, runCollection, type SqlContext } from '../collection/index.ts';
 import { defineRoutes } from '../route.ts';
 
@@ -60,16 +59,6 @@ async function versionsOf(db: { query: (s: string, p: unknown[]) => Promise<{ ro
   return rows.map((v) => ({ id: v.id, document: v.document_id, number: v.number, sha256: v.sha256, byte_size: Number(v.byte_size), media_type: v.media_type, retrieved_at: new Date(v.retrieved_at).toISOString(), url: v.url, loaded: v.loaded_at !== null }));
 }
 
-const dateParam = (name: string) => ({
-  name,
-  in: 'query' as const,
-  type: 'string' as const,
-  parse: ([raw]: string[], field: string) => {
-    if (!isValidDate(raw) && Number.isNaN(Date.parse(raw))) throw invalid(field, `${JSON.stringify(raw)} is not a date or date-time`);
-    return raw;
-  },
-});
-
 export const documentRoutes = defineRoutes([
   {
     id: 'listDocuments',
@@ -87,10 +76,10 @@ export const documentRoutes = defineRoutes([
       { name: 'jurisdiction', in: 'query', type: 'array', description: 'jur_ ids, slugs or fips_keys.' },
       { name: 'doc_type', in: 'query', type: 'array', items: { type: 'string', enum: DOC_TYPES } },
       { name: 'authorship', in: 'query', type: 'string', enum: ['published', 'elicited', 'authored_by_us'] },
-      dateParam('retrieved[gte]'),
+      { name: 'retrieved[gte]', in: 'query', type: 'timestamp', description: 'Retrieved at or after: a date, or a date-time with offset.' },
       { name: 'property', in: 'query', type: 'array', description: 'Recorded instruments affecting these pty_ ids.' },
       { name: 'instrument_type', in: 'query', type: 'string' },
-      dateParam('recorded[gte]'),
+      { name: 'recorded[gte]', in: 'query', type: 'date', description: 'Recorded on or after this date.' },
       { name: 'book', in: 'query', type: 'string' },
       { name: 'page', in: 'query', type: 'string' },
       { name: 'instrument_number', in: 'query', type: 'string' },

@@ -100,6 +100,7 @@ export const evidenceRoutes = defineRoutes([
   },
   {
     id: 'getCitationSource',
+    refuses: ['not_available'],
     method: 'GET',
     path: '/citation/{citation}/source',
     summary: 'The retained page the passage was read from, with the passage marked',

@@ -185,6 +185,8 @@ export const extractRoutes = defineRoutes([
   },
   {
     id: 'getExtractFile',
+    refuses: ['extract_expired'],
+    answers: { 304: 'Not modified: If-None-Match holds the file\'s ETag.' },
     method: 'GET',
     path: '/extract/{extract}/file/{name}',
     summary: "Download one of an extract's files (ETag is its sha256)",

@@ -145,7 +145,7 @@ export function resolveRef(raw: string, field = 'id'): ['id' | 'slug' | 'fips_ke
 export async function jurisdictionByRef(db: Queryable, raw: string, field = 'id') {
   const [by, value] = resolveRef(raw, field);
   const row = await findJurisdiction(db, by, value);
-  if (!row) throw notFound('jurisdiction', raw);
+  if (!row) throw notFound('jurisdiction', raw, field);
   return row;
 }
 
@@ -165,6 +165,7 @@ export const jurisdictionRoutes = defineRoutes([
   {
     ...listRoute,
     id: 'listJurisdictions',
+    refuses: ['not_available'],
     path: '/jurisdiction',
     summary: 'Jurisdictions by name, state, county, type, level, FIPS or population',
     form: 'bare',
@@ -177,6 +178,7 @@ export const jurisdictionRoutes = defineRoutes([
   {
     ...listRoute,
     id: 'listJurisdictionsV1',
+    refuses: ['not_available'],
     path: '/v1/jurisdiction',
     summary: 'Jurisdictions in the /v1 list form',
     form: 'v1',

@@ -1,7 +1,7 @@
 // Service discovery: identification, health, plans and prices, error vocabulary, OpenAPI.
 import { API_VERSION, CONTRACT_DATE, SERVICE_NAME, VOCABULARY_VERSION } from '../../core/contract.ts';
 import { ERROR_CODES } from '../../core/errors.ts';
-import { buildOpenApi } from '../openapi.ts';
+import { buildOpenApi, servedRoutes } from '../openapi.ts';
 import { PLANS, priceList } from '../plans.ts';
 import { defineRoutes } from '../route.ts';
 
@@ -92,9 +92,9 @@ export const metaRoutes = defineRoutes([
     tag: 'Service',
     credential: 'public',
     form: 'raw',
-    handler: async ({ services }) => {
+    handler: async ({ services, ctx }) => {
       const { allRoutes } = await import('./index.ts');
-      return { body: buildOpenApi(allRoutes, services.config.publicBaseUrl), contentType: 'application/json' };
+      return { body: buildOpenApi(servedRoutes(ctx, allRoutes), services.config.publicBaseUrl), contentType: 'application/json' };
     },
   },
 ]);

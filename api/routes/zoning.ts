@@ -132,6 +132,7 @@ async function settled(db: Queryable, t: Times, jurisdictionId: string) {
 export const zoningRoutes = defineRoutes([
   {
     id: 'listZoning',
+    refuses: ['not_available'],
     method: 'GET',
     path: '/v1/zoning',
     summary: 'Zoning classifications in force at a place (base first, then overlays), or a government’s legend',
@@ -328,6 +329,6 @@ async function fipsJurisdiction(db: Queryable, fips: string) {
   if (!/^\d{2}(\d{3})?$/.test(fips)) throw invalid('fips', 'a Census GEOID of 2 (state) or 5 (county) digits');
   const level = fips.length === 2 ? 'state' : 'county';
   const { rows } = await db.query('SELECT id, name FROM jurisdiction WHERE fips_key = $1', [`us:${level}:${fips}`]);
-  if (!rows[0]) throw notFound('jurisdiction', fips);
+  if (!rows[0]) throw notFound('jurisdiction', fips, 'fips');
   return rows[0] as { id: string; name: string };
 }

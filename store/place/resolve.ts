@@ -116,7 +116,7 @@ async function fromParcels(db: Queryable, ids: string[], t: Times): Promise<Reso
   const { rows } = await db.query(named('resolve-parcels', PARCELS_SQL, [ids, t.knownAsOf]));
   const found: Array<{ id: string; parcel_key: string; jurisdiction_id: string }> = rows[0].parcels ?? [];
   const missing = ids.filter((id) => !found.some((r) => r.id === id));
-  if (missing.length > 0) throw notFound('parcel', missing.join(', '));
+  if (missing.length > 0) throw notFound('parcel', missing.join(', '), 'parcel');
   const jurisdictions = new Set(found.map((r) => r.jurisdiction_id));
   if (jurisdictions.size > 1) throw invalid('parcel', 'an assemblage must lie in one jurisdiction');
   const parcels = found.map((r) => ({ id: r.id, parcel_key: r.parcel_key }));

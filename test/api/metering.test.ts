@@ -18,14 +18,14 @@ const probes: Route[] = [
   },
   {
     id: 'probeFails', method: 'GET', path: '/probe/fails', summary: 'probe', tag: 'Probe', credential: 'key',
-    form: 'plain', price: { credits: 3, per: 'call', note: 'probe' },
+    form: 'plain', price: { credits: 3, per: 'call', note: 'probe' }, refuses: ['not_available'],
     handler: async () => {
       throw new ApiError('not_available', { detail: 'probe failure' });
     },
   },
   {
     id: 'probeItems', method: 'GET', path: '/probe/items', summary: 'probe', tag: 'Probe', credential: 'key', form: 'plain',
-    params: [{ name: 'k', in: 'query', type: 'array' }], dryRun: true,
+    params: [{ name: 'k', in: 'query', type: 'array' }], dryRun: true, collection: true, response: { type: 'string' },
     price: { credits: 1, per: 'item', repeatFreeHours: 24, note: 'probe', estimateUnits: (req) => (req.params.k ?? []).length },
     handler: async (req) => ({ item: req.params.k, charge: { keys: req.params.k } }),
   },
