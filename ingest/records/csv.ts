@@ -140,13 +140,17 @@ export function readCsv(bytes: Uint8Array | string, encoding: Encoding = 'utf-8'
       else bad.push(item.bad);
     }
   };
+  // skipped records are reported as they are met, before any record is taken (and the header
+  // read): they are shaped once the records are
+  const skips: Array<Parameters<Shaper['skipped']>> = [];
   const records = parseSync(decode(bytes, encoding), {
     ...OPTIONS,
     on_skip: (err, raw) => {
-      sort(shaper.skipped(err, raw));
+      skips.push([err, raw]);
     },
   }) as unknown as ParsedRecord[];
   for (const rec of records) sort(shaper.take(rec));
+  for (const [err, raw] of skips) sort(shaper.skipped(err, raw));
   bad.sort((a, b) => a.line - b.line);
   return { header: shaper.header ?? [], rows, bad };
 }
@@ -158,10 +162,13 @@ export async function* csvRecords(
 ): AsyncGenerator<{ header: string[] } | CsvItem> {
   const shaper = new Shaper();
   const pending: CsvItem[] = [];
+  // as in readCsv, a skipped record may be met before the header is taken: shaped later
+  const skips: Array<Parameters<Shaper['skipped']>> = [];
+  const shapeSkips = () => pending.push(...skips.splice(0).flatMap(([err, raw]) => shaper.skipped(err, raw)));
   const parser = parseStream({
     ...OPTIONS,
     on_skip: (err, raw) => {
-      pending.push(...shaper.skipped(err, raw));
+      skips.push([err, raw]);
     },
   });
   const decoder = new TextDecoder(encoding);
@@ -184,10 +191,12 @@ export async function* csvRecords(
     if (!items.length) continue;
     // the parser reports a skipped record as soon as it reads it, maybe before earlier records
     // reach us: keep file order
+    shapeSkips();
     pending.sort((a, b) => lineOf(a) - lineOf(b));
     while (pending.length && lineOf(pending[0]) < lineOf(items[0])) yield pending.shift()!;
     yield* items;
   }
+  shapeSkips();
   pending.sort((a, b) => lineOf(a) - lineOf(b));
   while (pending.length) yield pending.shift()!;
 }

@@ -110,6 +110,31 @@ describe('bad lines and bad values', () => {
     ]);
   });
 
+  test('a quote never closed: its line and every line to the end of the file rejected on their own, with their keys', async () => {
+    const text = [
+      'ACCT,BLDG,PARCEL,ADDR,LAND,TOTAL,SALE_DATE,PRICE,YEAR', // 1
+      '7,1,10-8,15 ELM ST,1,2,1/1/2001,1,1900', // 2: read
+      '8,1,10-9,"17 ELM ST,1,2,1/1/2001,1,1900', // 3: a quote never closed
+      '9,1,10-10,19 ELM ST,1,2,1/1/2001,1,1900', // 4: swallowed
+      '10,1,10-11,21 ELM ST,1,2,1/1/2001,1,1900', // 5: swallowed
+    ].join('\n');
+    for (const x of [parseAssessorRoll(text, mapping), parseAssessorRoll(`${text}\n`, mapping)]) {
+      expect(x.rows.map((row) => row.account_key)).toEqual(['7']);
+      expect(x.rejected.map(({ line, reason, keys }) => ({ line, reason, keys }))).toEqual([
+        { line: 3, reason: 'a quote opened on this line is never closed; it swallows lines 4 to 5', keys: ['8'] },
+        { line: 4, reason: 'swallowed by the quote opened on line 3', keys: ['9'] },
+        { line: 5, reason: 'swallowed by the quote opened on line 3', keys: ['10'] },
+      ]);
+    }
+    const streamed: RollItem[] = [];
+    for await (const it of streamAssessorRoll([text.slice(0, 70), text.slice(70)], mapping)) streamed.push(it);
+    expect(streamed.flatMap((it) => ('rejected' in it ? [[it.rejected.line, it.rejected.keys]] : []))).toEqual([
+      [3, ['8']],
+      [4, ['9']],
+      [5, ['10']],
+    ]);
+  });
+
   test('a quote before the key, closed later on its line: the key is read with the quote taken as text', () => {
     const x = parseAssessorRoll(['ACCT,BLDG,PARCEL,ADDR,LAND,TOTAL,SALE_DATE,PRICE,YEAR', '"11,1,10-12,"23 ELM ST, REAR",1,2,1/1/2001,1,1900'].join('\n'), mapping);
     expect(x.rows).toEqual([]);
