@@ -6,7 +6,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Logger } from '../core/log.ts';
 import { localDate } from '../core/time.ts';
-import { checkManifest, fipsKey, type JurisdictionManifest, type SourceManifest } from '../ingest/manifest.ts';
+import { fipsKey, type JurisdictionManifest, ManifestError, parseManifestText, type SourceManifest } from '../ingest/manifest.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import { FsBlobStore } from '../store/blobs.ts';
 import type { Pool } from '../store/db.ts';
@@ -60,11 +60,26 @@ function beat(detail?: unknown) {
   }
 }
 
+/** The address answers cite: the publisher's page the manifest names, else the fetched url when it is public (http or https). */
+export function publicUrlOf(m: SourceManifest): string | null {
+  return m.public_url ?? (/^https?:\/\//i.test(m.url) ? m.url : null);
+}
+
+/** A bad manifest is bad input for good: one line naming its file and field, never retried. */
+async function manifestOrFailure<T>(read: () => T | Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof ManifestError) throw ApplicationFailure.nonRetryable(err.message, 'ManifestInvalid');
+    throw err;
+  }
+}
+
 export async function manifestSlugs(dir = MANIFEST_DIR): Promise<string[]> {
   const order = { state: 0, county: 1, cousub: 2, place: 3 } as const;
   const all = [];
   for (const f of (await readdir(dir)).filter((f) => f.endsWith('.json')).sort()) {
-    const m = checkManifest(JSON.parse(await readFile(resolve(dir, f), 'utf8')), f);
+    const m = parseManifestText(await readFile(resolve(dir, f), 'utf8'), f);
     all.push({ slug: m.jurisdiction.slug, rank: order[m.jurisdiction.level] });
   }
   return all.sort((a, b) => a.rank - b.rank || a.slug.localeCompare(b.slug)).map((x) => x.slug);
@@ -91,17 +106,14 @@ export function createIngestActivities(deps: IngestDeps) {
     } catch {
       throw ApplicationFailure.nonRetryable(`no manifest for ${slug} in ${dir}`, 'BadInput');
     }
-    try {
-      return { manifest: checkManifest(JSON.parse(text), `${slug}.json`), text };
-    } catch (err) {
-      throw ApplicationFailure.nonRetryable((err as Error).message, 'BadInput');
-    }
+    return { manifest: await manifestOrFailure(() => parseManifestText(text, `${slug}.json`)), text };
   }
 
   async function manifestsByFipsKey(): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     for (const f of (await readdir(dir)).filter((f) => f.endsWith('.json'))) {
-      const m = checkManifest(JSON.parse(await readFile(resolve(dir, f), 'utf8')), f);
+      const text = await readFile(resolve(dir, f), 'utf8');
+      const m = await manifestOrFailure(() => parseManifestText(text, f));
       out.set(fipsKey(m.jurisdiction).key, m.jurisdiction.slug);
     }
     return out;
@@ -118,7 +130,7 @@ export function createIngestActivities(deps: IngestDeps) {
 
   return {
     async listJurisdictions(): Promise<string[]> {
-      return manifestSlugs(dir);
+      return manifestOrFailure(() => manifestSlugs(dir));
     },
 
     async syncJurisdiction(slug: string): Promise<{ jurisdictionId: string; sources: SourceRef[] }> {
@@ -171,7 +183,7 @@ export function createIngestActivities(deps: IngestDeps) {
       if (!fetched.sha256) return { versionId: null, number: null, isNew: false, needsLoad: false };
       const v = await recordVersion(
         deps.pool,
-        { documentId: documentIdFor(s.id), jurisdictionId: s.jurisdiction_id, sourceId: s.id, title: s.manifest.title, docType: docTypeOf(s.kind), mediaType: mediaTypeOf(s.manifest.format), url: s.url },
+        { documentId: documentIdFor(s.id), jurisdictionId: s.jurisdiction_id, sourceId: s.id, title: s.manifest.title, docType: docTypeOf(s.kind), mediaType: mediaTypeOf(s.manifest.format), url: s.url, publicUrl: publicUrlOf(s.manifest) },
         { sha256: fetched.sha256, size: fetched.size, retrievedAt: new Date(fetched.retrievedAt), etag: fetched.etag, lastModified: fetched.lastModified },
       );
       return { versionId: v.versionId, number: v.number, isNew: v.isNew, needsLoad: !v.loaded };

@@ -16,14 +16,16 @@ export const SOURCE_KINDS = [
 ] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
-export const FORMATS = ['markdown', 'html', 'pdf', 'csv', 'json', 'geojson', 'topojson', 'shapefile_zip', 'gpkg'] as const;
+export const FORMATS = ['markdown', 'html', 'pdf', 'text', 'csv', 'json', 'geojson', 'topojson', 'shapefile_zip', 'gpkg'] as const;
 export type Format = (typeof FORMATS)[number];
 
 export interface SourceManifest {
   key: string;
   kind: SourceKind;
   title: string;
-  url: string; // http(s)://, file:// or file:{shared}/… (resolved by the fetcher)
+  url: string; // where the bytes are fetched: http(s)://, file:// or file:{shared}/… (resolved by the fetcher)
+  /** the publisher's public page for the document, cited in answers; else the url when it is http(s) */
+  public_url?: string | null;
   format: Format;
   published_crs?: string | null;
   cadence: 'daily' | 'weekly' | 'monthly' | 'quarterly' | 'yearly' | 'manual';
@@ -32,8 +34,21 @@ export interface SourceManifest {
   /** field names of the publisher's data (code, key, name, …) or a named mapping */
   fields?: Record<string, string>;
   mapping?: string;
-  profile?: string;
+  /** what a code's text cannot tell by itself (a code_text source only) */
+  hints?: OrdinanceHints;
   redistribution?: 'allowed' | 'restricted';
+}
+
+/** Legend levels a hint may give a mark (the levels of ingest/types.ts PermissionLevel a legend states). */
+export const HINT_LEVELS = ['by_right', 'permitted_with_standards', 'administrative_approval', 'conditional_use', 'prohibited'] as const;
+
+export interface OrdinanceHints {
+  /** a legend the document does not state: mark → its level and, for approvals, the process */
+  legend?: Record<string, { level: (typeof HINT_LEVELS)[number]; process?: string }>;
+  /** other ways the document writes a district code, → the code as the map or list writes it */
+  code_aliases?: Record<string, string>;
+  /** sections (refs as the document numbers them) whose tables are not zoning tables */
+  skip_sections?: string[];
 }
 
 export interface JurisdictionManifest {
@@ -125,13 +140,31 @@ const schema = {
           kind: { enum: [...SOURCE_KINDS] },
           title: { type: 'string' },
           url: { type: 'string', pattern: '^(https?://|file:)' },
+          public_url: { type: ['string', 'null'], pattern: '^https?://' },
           format: { enum: [...FORMATS] },
           published_crs: { type: ['string', 'null'] },
           cadence: { enum: ['daily', 'weekly', 'monthly', 'quarterly', 'yearly', 'manual'] },
           effective_from: { type: ['string', 'null'], format: 'date' },
           fields: { type: 'object', additionalProperties: { type: 'string' } },
           mapping: { type: 'string' },
-          profile: { type: 'string' },
+          hints: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              legend: {
+                type: 'object',
+                minProperties: 1,
+                additionalProperties: {
+                  type: 'object',
+                  required: ['level'],
+                  additionalProperties: false,
+                  properties: { level: { enum: [...HINT_LEVELS] }, process: { type: 'string', minLength: 1 } },
+                },
+              },
+              code_aliases: { type: 'object', additionalProperties: { type: 'string', minLength: 1 } },
+              skip_sections: { type: 'array', items: { type: 'string', minLength: 1 } },
+            },
+          },
           redistribution: { enum: ['allowed', 'restricted'] },
         },
       },
@@ -141,18 +174,56 @@ const schema = {
 
 const validate = new Ajv2020({ allErrors: true, strict: false, validateFormats: false }).compile(schema);
 
-/** Check a parsed manifest; throws with every problem named. */
+/** A manifest that cannot be used: its file and the field at fault, in one line. */
+export class ManifestError extends Error {
+  constructor(
+    readonly file: string,
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`manifest ${file}: ${field} ${problem}`);
+    this.name = 'ManifestError';
+  }
+}
+
+type AjvProblem = { instancePath: string; message?: string; params?: Record<string, unknown> };
+
+function describe(e: AjvProblem): { field: string; problem: string } {
+  const p = e.params ?? {};
+  const field = (e.instancePath || '/') + (typeof p.additionalProperty === 'string' ? `/${p.additionalProperty}` : typeof p.missingProperty === 'string' ? `/${p.missingProperty}` : '');
+  if (typeof p.additionalProperty === 'string') return { field, problem: 'is not a manifest field' };
+  if (typeof p.missingProperty === 'string') return { field, problem: 'is required' };
+  if (Array.isArray(p.allowedValues)) return { field, problem: `must be one of ${p.allowedValues.join(', ')}` };
+  return { field, problem: e.message ?? 'is not valid' };
+}
+
+/** Parse a manifest file's text; a problem is a ManifestError naming the file and the field. */
+export function parseManifestText(text: string, file: string): JurisdictionManifest {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ManifestError(file, '/', `is not JSON (${(err as Error).message})`);
+  }
+  return checkManifest(value, file);
+}
+
+/** Check a parsed manifest; the first problem (and how many more) is thrown as a ManifestError. */
 export function checkManifest(value: unknown, name: string): JurisdictionManifest {
   if (!validate(value)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`);
-    throw new Error(`Manifest ${name} is not valid:\n  ${problems.join('\n  ')}`);
+    const errors = (validate.errors ?? []) as AjvProblem[];
+    // a wrong value inside an enumeration reports its enum first; drop ajv's follow-on noise
+    const first = describe(errors.find((e) => e.params && 'allowedValues' in e.params) ?? errors[0]);
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+    throw new ManifestError(name, first.field, first.problem + more);
   }
   const m = value as unknown as JurisdictionManifest;
   const keys = new Set<string>();
-  for (const s of m.sources) {
-    if (keys.has(s.key)) throw new Error(`Manifest ${name}: two sources are named ${s.key}`);
+  m.sources.forEach((s, i) => {
+    if (keys.has(s.key)) throw new ManifestError(name, `/sources/${i}/key`, `names ${s.key} again: each source needs its own key`);
     keys.add(s.key);
-  }
+    if (s.hints && s.kind !== 'code_text') throw new ManifestError(name, `/sources/${i}/hints`, 'are read for code_text sources only');
+  });
   return m;
 }
 

@@ -18,7 +18,10 @@ export interface DocumentInfo {
   title: string;
   docType: string;
   mediaType: string;
+  /** where the bytes were fetched (kept on the version, never shown as the document's address) */
   url: string;
+  /** the document's public address, cited in answers; null when none is known (default: url) */
+  publicUrl?: string | null;
   authorship?: 'published' | 'elicited' | 'authored_by_us';
 }
 
@@ -39,7 +42,7 @@ export async function recordVersion(
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
      ON CONFLICT (id) DO UPDATE SET last_retrieved_at = GREATEST(document.last_retrieved_at, EXCLUDED.last_retrieved_at),
        title = EXCLUDED.title, media_type = EXCLUDED.media_type, url_canonical = EXCLUDED.url_canonical`,
-    [doc.documentId, doc.jurisdictionId, doc.sourceId, doc.title, doc.docType, doc.mediaType, doc.authorship ?? 'published', doc.url, blob.retrievedAt],
+    [doc.documentId, doc.jurisdictionId, doc.sourceId, doc.title, doc.docType, doc.mediaType, doc.authorship ?? 'published', doc.publicUrl === undefined ? doc.url : doc.publicUrl, blob.retrievedAt],
   );
   const current = (
     await db.query(

@@ -21,6 +21,9 @@ const hash = (...parts: unknown[]) => sha256Hex(JSON.stringify(parts));
 /** A section's own prose: its tables are compared cell by cell as permissions and controls. */
 const prose = (body: string) => body.split('\n').filter((l) => !l.trimStart().startsWith('|')).join('\n').trim();
 
+/** The reader's media type for each code-text format (markdown is read as published). */
+const CODE_MEDIA_TYPES: Record<string, string> = { pdf: 'application/pdf', html: 'text/html', text: 'text/plain', markdown: 'text/markdown' };
+
 /**
  * What a partial read keeps: the held facts of tables this version shows but could not read
  * (issues `table_unread` naming the table), or every held permission and control when the
@@ -59,7 +62,7 @@ async function useSlugs(ctx: LoadContext): Promise<Map<string, string | null>> {
 
 export const loadCodeText: Loader = async (ctx) => {
   const m = ctx.source.manifest;
-  const read: OrdinanceParse = await parseOrdinance(await ctx.bytes(), { mediaType: m.format === 'pdf' ? 'application/pdf' : m.format === 'html' ? 'text/html' : 'text/markdown', profile: m.profile as never });
+  const read: OrdinanceParse = await parseOrdinance(await ctx.bytes(), { mediaType: CODE_MEDIA_TYPES[m.format] ?? 'text/markdown' });
   const parsed = await inHeldForms(ctx, read);
   const fatal = parsed.issues.filter((i) => i.severity === 'error');
   if (fatal.length > 0 && parsed.sections.length === 0) throw ApplicationFailure.nonRetryable(fatal.map((i) => `${i.code}: ${i.detail}`).join('; '), 'BadInput');

@@ -74,6 +74,7 @@ export function mediaTypeOf(format: Format | string): string {
     markdown: 'text/markdown',
     html: 'text/html',
     pdf: 'application/pdf',
+    text: 'text/plain',
     csv: 'text/csv',
     json: 'application/json',
     geojson: 'application/geo+json',

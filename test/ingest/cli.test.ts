@@ -10,7 +10,7 @@ import { freshDatabase } from '../helpers/databases.ts';
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 let dir: string;
 const landlex = (...args: string[]) =>
-  spawnSync('./bin/landlex.js', args, { env: { ...process.env, DATABASE_URL: db.url, BLOB_DIR: join(dir, 'blobs'), LOG_LEVEL: 'error' }, encoding: 'utf8', timeout: 240_000 });
+  spawnSync('./bin/landlex.js', args, { env: { ...process.env, DATABASE_URL: db.url, BLOB_DIR: join(dir, 'blobs'), LOG_LEVEL: 'error' }, encoding: 'utf8', timeout: 400_000 });
 
 beforeAll(async () => {
   db = await freshDatabase('cli_ingest');
@@ -45,11 +45,12 @@ describe('landlex sample', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/millbrook-ma\s+zoning-code\s+code_text\s+loaded/);
     expect(r.stdout).toMatch(/cambridge-ma\s+parcels-fy2014\s+parcel_layer\s+loaded/);
+    expect(r.stdout).toMatch(/chicago-il\s+zoning-map\s+district_map\s+loaded/);
     expect(r.stdout).toMatch(/new events 5/);
     expect(r.stdout).toMatch(/API key: llk_\S+/);
     expect(r.stdout.match(/curl -s -H "X-API-Key: llk_/g)).toHaveLength(3);
     const again = landlex('sample');
     expect(again.status).toBe(0);
     expect(again.stdout).toMatch(/new versions 0; new events 0/);
-  });
+  }, 480_000); // every shipped town twice, Chicago's 14,592 polygons among them
 });
