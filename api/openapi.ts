@@ -116,11 +116,13 @@ function responseSchema(r: Route): JsonSchema {
   return envelopeSchema(item, Boolean(r.collection));
 }
 
-/** The 200's schema: the answer, or (with dry_run=true) its price. */
+const dryRunRef = (r: Route): JsonSchema => ({ $ref: `#/components/schemas/${r.form === 'v1' ? 'DryRunV1' : 'DryRun'}` });
+
+/** The success schema: the answer, or (dry_run=true answers 200) its price. */
 function successSchema(r: Route): JsonSchema {
   const answer = responseSchema(r);
-  if (!r.dryRun) return answer;
-  return { anyOf: [answer, { $ref: `#/components/schemas/${r.form === 'v1' ? 'DryRunV1' : 'DryRun'}` }] };
+  if (!r.dryRun || (r.status ?? 200) !== 200) return answer;
+  return { anyOf: [answer, dryRunRef(r)] };
 }
 
 const BODY_METHODS = ['POST', 'PUT', 'PATCH'];
@@ -174,6 +176,9 @@ function operation(r: Route) {
   const responses: Record<string, unknown> = {
     [String(status)]: status === 204 ? { description: 'Done; no body.' } : { description: r.summary, content },
   };
+  if (r.dryRun && status !== 200) {
+    responses['200'] = { description: 'dry_run=true: the price and scope; nothing is created or charged.', content: { 'application/json': { schema: dryRunRef(r) } } };
+  }
   for (const [s, description] of Object.entries(r.answers ?? {})) responses[s] = { description };
   // the HTTP server's own refusal, before any route: a request line and headers over its limit
   responses['431'] = { description: "The request line and headers exceed the server's limit (16 KB); send long geometries in a POST form's body." };

@@ -117,12 +117,20 @@ function stream(req: Req, ids: string[]) {
   return out;
 }
 
+/** What a reader may trust of seq (issue 12, defect 7), for the OpenAPI document. */
+const SEQ_DESCRIPTION = [
+  'Events in seq order. seq is a watermark: an event is never visible before every event with a smaller seq is committed, so asking again with since = the last seq received loses nothing and repeats nothing.',
+  'seq is increasing but not contiguous: a number taken by an insert that did not commit (a load that failed or was killed, a retried transaction) is never used again, so gaps are normal. A gap is not a missed event; never wait for one to fill.',
+  'With known_as_of, since=N returns exactly the events with seq greater than N detected by then, on every repetition.',
+].join(' ');
+
 export const changeRoutes = defineRoutes([
   {
     id: 'listChangeEvents',
     method: 'GET',
     path: '/change_event',
     summary: 'The change feed: law changes in seq order (JSON, or a resumable event stream)',
+    description: SEQ_DESCRIPTION,
     tag: 'Change and delivery',
     credential: 'key',
     scope: 'law:read',
@@ -132,7 +140,7 @@ export const changeRoutes = defineRoutes([
     produces: ['text/event-stream'],
     price: { credits: 1, per: 'call', note: 'One credit per page or per stream opened.' },
     params: [
-      { name: 'since', in: 'query', type: 'integer', required: true, min: 0, description: 'The seq watermark held: events after it.' },
+      { name: 'since', in: 'query', type: 'integer', required: true, min: 0, description: 'The seq watermark held: events after it. seq increases but is not contiguous; a gap is not a missed event.' },
       { name: 'until', in: 'query', type: 'integer', min: 0, description: 'The last seq wanted.' },
       { name: 'layer', in: 'query', type: 'array', items: { type: 'string', enum: LAYERS } },
       { name: 'kind', in: 'query', type: 'array', items: { type: 'string', enum: KINDS } },
