@@ -35,6 +35,8 @@ interface Trap {
   caught(): Promise<boolean>;
   /** let go of whatever holds the point */
   release(): Promise<void>;
+  /** what must hold once the ingest has run again */
+  after?(): Promise<void>;
 }
 
 interface Ctx {
@@ -115,12 +117,14 @@ const settling = (key: string, table: string): KillPoint => ({
   async arm({ pool }) {
     const stall = await holding(pool, [`LOCK TABLE ${table} IN SHARE MODE`]);
     let row: Awaited<ReturnType<typeof holding>> | null = null;
+    let id = 0;
     return {
       async caught() {
         if (!row) {
           const { rows } = await pool.query(`SELECT id FROM knowledge_load WHERE label LIKE $1 AND settled_at IS NULL ORDER BY id DESC LIMIT 1`, [`${key} %`]);
           if (!rows[0] || !(await waitingOn(pool, table))) return false;
-          row = await holding(pool, ['SELECT 1 FROM knowledge_load WHERE id = $1 FOR UPDATE', [rows[0].id]]);
+          id = rows[0].id;
+          row = await holding(pool, ['SELECT 1 FROM knowledge_load WHERE id = $1 FOR UPDATE', [id]]);
           await stall.let();
           return false;
         }
@@ -129,6 +133,11 @@ const settling = (key: string, table: string): KillPoint => ({
       release: async () => {
         await stall.let();
         await row?.let();
+      },
+      // its data committed, its process never settled it: the next run did, where it found it dead
+      after: async () => {
+        const { rows } = await pool.query('SELECT outcome FROM knowledge_load WHERE id = $1', [id]);
+        expect(rows[0].outcome).toBe('abandoned');
       },
     };
   },
@@ -236,8 +245,10 @@ describe(`an ingest killed with SIGKILL and run again equals a clean load (${LON
           site,
           documentOf: async (key) => (await db.pool.query('SELECT d.id FROM document d JOIN source s ON s.id = d.source_id WHERE s.key = $1', [key])).rows[0].id,
         };
+        const traps: Trap[] = [];
         for (const point of points) {
           const trap = await point.arm(ctx);
+          traps.push(trap);
           try {
             const run = spawnIngest(env(db.url), ['millbrook-ma', '--manifests', manifestDir, '--json']);
             await killWhen(run, point.name, trap.caught, 60_000);
@@ -248,6 +259,7 @@ describe(`an ingest killed with SIGKILL and run again equals a clean load (${LON
           }
         }
         expect((await ingestV2(db.url, db.pool)).totals.failed).toBe(0);
+        for (const trap of traps) await trap.after?.();
 
         const print = await fingerprint(db.pool);
         const differ = Object.keys(reference.print).filter((t) => print[t].sha256 !== reference.print[t].sha256 || print[t].rows !== reference.print[t].rows);
