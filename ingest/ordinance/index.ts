@@ -1,36 +1,19 @@
-// The ordinance parser: bytes of a code (Markdown, HTML or a PDF's text layer) in; sections,
-// districts, permissions, controls and the rule for unlisted uses out, every one citing a
-// verbatim passage of the returned text. Pure: no I/O.
+// The ordinance parser: bytes of a code (Markdown, HTML, plain text or a PDF's text layer) in;
+// sections, districts, permissions, controls and the rule for unlisted uses out, every one citing
+// a verbatim passage of the returned text. Every format is first read into one document model
+// (document.ts: text, headings, paragraphs, tables as grids); the readers below work on it.
 import type { ControlRecord, OrdinanceParse, ParseIssue, PermissionRecord } from '../types.ts';
 import { districtAround, readDistricts } from './districts.ts';
 import { readDimensionTable } from './dimensions.ts';
-import { htmlToText } from './html.ts';
-import { type ScanMode, scan } from './markdown.ts';
-import { pdfText } from './pdf.ts';
+import { readDocument } from './document.ts';
 import { ancestors, buildSections, type SectionNode, sectionAt } from './sections.ts';
-import { readTable } from './tables.ts';
-import { Citer, OffsetIndex, type Span } from './text.ts';
+import { gridToTable } from './tables.ts';
+import { Citer, OffsetIndex } from './text.ts';
 import { type Legend, readUnlistedRule, readUseTable } from './uses.ts';
 
 export interface OrdinanceOptions {
-  mediaType: string; // text/markdown, text/html or application/pdf
+  mediaType: string; // text/markdown, text/html, text/plain or application/pdf
   profile?: string; // reserved for publisher quirks; none needed yet
-}
-
-async function readText(bytes: Uint8Array, mediaType: string, issues: ParseIssue[]): Promise<{ text: string; mode: ScanMode; pages: OffsetIndex | null }> {
-  if (mediaType === 'application/pdf') {
-    try {
-      const { text, pageStarts } = await pdfText(bytes);
-      if (text.replace(/\s/g, '').length === 0) issues.push({ severity: 'error', code: 'pdf_no_text_layer', detail: 'the PDF has no text layer (a scan?); nothing can be quoted from it' });
-      return { text, mode: 'plain', pages: new OffsetIndex(pageStarts) };
-    } catch (e) {
-      issues.push({ severity: 'error', code: 'pdf_unreadable', detail: `the PDF could not be read: ${(e as Error).message}` });
-      return { text: '', mode: 'plain', pages: null };
-    }
-  }
-  const raw = new TextDecoder('utf-8').decode(bytes);
-  if (mediaType === 'text/html') return { text: htmlToText(raw), mode: 'markdown', pages: null };
-  return { text: raw, mode: mediaType === 'text/plain' ? 'plain' : 'markdown', pages: null };
 }
 
 /** The building type a section names: a child of a district section that is not about the district as a whole. */
@@ -56,11 +39,11 @@ function dedupe<T>(items: T[], key: (t: T) => string, rename: (t: T, n: number) 
 
 export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions): Promise<OrdinanceParse> {
   const issues: ParseIssue[] = [];
-  const { text, mode, pages } = await readText(bytes, opts.mediaType, issues);
-  const citer = new Citer(text, pages);
-  const scanned = scan(text, mode);
-  const nodes = buildSections(text, scanned.headings, citer, issues);
-  if (nodes.length === 0 && text.trim()) issues.push({ severity: 'error', code: 'sections_none', detail: 'no section headings were found' });
+  const doc = await readDocument(bytes, opts.mediaType, issues);
+  const { text } = doc;
+  const citer = new Citer(text, doc.pageStarts ? new OffsetIndex(doc.pageStarts) : null);
+  const nodes = buildSections(text, doc.headings, citer, issues);
+  if (nodes.length === 0 && text.trim() && !issues.some((i) => i.severity === 'error')) issues.push({ severity: 'error', code: 'sections_none', detail: 'no section headings were found' });
   const { records: districts, byNode } = readDistricts(nodes, citer);
   const known = new Set(districts.map((d) => d.code_normalized));
 
@@ -68,17 +51,12 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
   const controls: ControlRecord[] = [];
   let legend: Legend['marks'] | null = null;
   let widestUseTable: { ref: string | null; width: number } = { ref: null, width: 0 };
-  const paragraphBefore = (start: number): Span | null => {
-    let best: Span | null = null;
-    for (const p of scanned.paragraphs) if (p.end <= start && start - p.end < 4) best = p;
-    return best;
-  };
-  for (const lines of scanned.tables) {
-    const table = readTable(text, lines, paragraphBefore(lines[0].start), issues);
+  for (const grid of doc.tables) {
+    const table = gridToTable(grid);
     const node = sectionAt(nodes, table.start);
     const section = node ? { ref: node.record.ref, heading: node.record.heading } : null;
     const around = districtAround(node, byNode);
-    const after = scanned.paragraphs.filter((p) => p.start >= table.end && p.start - table.end < 400).map((p) => text.slice(p.start, p.end));
+    const after = doc.paragraphs.filter((p) => p.start >= table.end && p.start - table.end < 400).map((p) => text.slice(p.start, p.end));
     const read = readUseTable({ table, text, citer, section, known, around, legendNearby: after, inherited: legend, issues });
     if (read) {
       const uses = read.permissions;

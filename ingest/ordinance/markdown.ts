@@ -9,6 +9,8 @@ export interface HeadingBlock {
   anchor: number; // where the section starts: the heading line, or the comment just before it
   line: Span; // the whole heading line
   title: Span; // the heading text without its markers
+  ref?: string; // the section number when the numbering was detected ("Article IV, Section 2")
+  heading?: string | null; // and its title (null when the line states none)
 }
 
 export interface Scan {

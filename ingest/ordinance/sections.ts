@@ -31,7 +31,7 @@ export function buildSections(text: string, headings: HeadingBlock[], citer: Cit
   const seen = new Map<string, number>();
   body.forEach((h, i) => {
     const titleText = text.slice(h.title.start, h.title.end);
-    let { ref, heading } = splitHeading(titleText);
+    let { ref, heading } = h.ref !== undefined ? { ref: h.ref, heading: h.heading ?? null } : splitHeading(titleText);
     const n = (seen.get(ref) ?? 0) + 1;
     seen.set(ref, n);
     if (n > 1) {

@@ -3,6 +3,7 @@
 // extra cells are dropped only when they are empty; otherwise the row is kept but marked
 // ambiguous, and no fact is read from it.
 import type { ParseIssue } from '../types.ts';
+import type { Grid, GridRow } from './model.ts';
 import { type Span, trimSpan } from './text.ts';
 
 export interface Cell extends Span {
@@ -89,3 +90,24 @@ export function readTable(text: string, lines: Span[], before: Span | null, issu
 
 /** Texts of the non-empty cells of a row. */
 export const filled = (row: Row) => row.cells.filter((c) => c.text !== '');
+
+/** A pipe table as a grid: its rows above the separator line are the header. */
+export function tableToGrid(t: Table, headerRows: number): Grid {
+  const rows: GridRow[] = t.rows.map((r, ri) => {
+    const row: GridRow = { start: r.start, end: r.end, header: ri < headerRows, cells: r.cells.map((c, ci) => ({ ...c, row: ri, col: ci, rowspan: 1, colspan: 1 })) };
+    if (r.ambiguous) row.ambiguous = true;
+    return row;
+  });
+  return { format: 'markdown', start: t.start, end: t.end, caption: t.title, ref: t.ref, rows, width: t.width, before: [], after: [], notes: [] };
+}
+
+/** The grid as the row-by-row table the use and dimension readers take: a spanned cell's text once, where it starts. */
+export function gridToTable(g: Grid): Table {
+  const rows: Row[] = g.rows.map((r, ri) => ({
+    start: r.start,
+    end: r.end,
+    ambiguous: !!r.ambiguous,
+    cells: r.cells.map((c, ci) => (c.row === ri && c.col === ci ? { start: c.start, end: c.end, text: c.text } : { start: r.end, end: r.end, text: '' })),
+  }));
+  return { start: g.start, end: g.end, title: g.caption, ref: g.ref, rows, width: g.width };
+}
