@@ -13,7 +13,6 @@ import { type Legend, readUnlistedRule, readUseTable } from './uses.ts';
 
 export interface OrdinanceOptions {
   mediaType: string; // text/markdown, text/html, text/plain or application/pdf
-  profile?: string; // reserved for publisher quirks; none needed yet
 }
 
 /** The building type a section names: a child of a district section that is not about the district as a whole. */
