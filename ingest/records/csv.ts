@@ -2,8 +2,9 @@
 // can be reported rather than dropped. `readCsv` reads a whole file; `csvRecords` reads a
 // stream of chunks (big rolls) and yields the same items in the same order.
 // A line is bad when it has the wrong number of fields, holds a NUL byte (no database text can
-// hold one), or cannot be read; a quote left open on a line is reported with every line it
-// swallowed, each on its own, so that no following row disappears silently.
+// hold one), has a quote that closes a field going on, or cannot be read; a quote left open on a
+// line is reported with every line it swallowed, each on its own, so that no following row
+// disappears silently.
 import { Readable } from 'node:stream';
 import { parse as parseStream, type Options } from 'csv-parse';
 import { parse as parseSync } from 'csv-parse/sync';
@@ -72,6 +73,22 @@ export function lineFields(text: string): string[] {
 /** The ways to split a bad line: as read, and on every comma of its first line. */
 const splitsOf = (read: string[], text: string): string[][] => [read, commaSplit(text.split(/\r?\n/)[0])];
 
+/**
+ * The field whose closing quote is followed by more text ("A," B), which the lenient reading
+ * takes as text and so may give a row of the right width with shifted values; null when none.
+ * A quote inside an unquoted field (12" LOT) is text, as the lenient reading has it.
+ */
+function quoteClosedEarly(text: string): number | null {
+  if (!text.includes('"')) return null;
+  try {
+    parseSync(text, { relax_column_count: true });
+    return null;
+  } catch (e) {
+    const err = e as { code?: string; column?: number };
+    return err.code === 'CSV_INVALID_CLOSING_QUOTE' ? (err.column ?? 0) : null;
+  }
+}
+
 const bad = (line: number, raw: string, reason: string, splits: string[][]): CsvItem => ({ ok: false, bad: { line, raw, reason, splits } });
 
 /** Turns parsed records into lines, checking each against the header's width. */
@@ -88,6 +105,8 @@ class Shaper {
     }
     const swallowed = this.swallowed(line, text, 'is not closed on its line');
     if (swallowed) return swallowed;
+    const early = quoteClosedEarly(text);
+    if (early !== null) return [bad(line, text, `the quote closing column ${this.header[early] ?? early + 1} is followed by more text`, splitsOf(rec.record, text))];
     const nul = rec.record.findIndex((v) => v.includes('\u0000'));
     if (nul >= 0) return [bad(line, text, `a NUL byte in column ${this.header[nul] ?? nul + 1}`, splitsOf(rec.record, text))];
     if (rec.record.length !== this.header.length) return [bad(line, text, `has ${rec.record.length} fields, the header has ${this.header.length}`, splitsOf(rec.record, text))];

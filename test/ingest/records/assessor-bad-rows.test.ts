@@ -135,6 +135,17 @@ describe('bad lines and bad values', () => {
     ]);
   });
 
+  test('a quote that closes a field which goes on rejects its line; a quote inside an unquoted field is text', () => {
+    const text = [
+      'ACCT,BLDG,PARCEL,ADDR,LAND,TOTAL,SALE_DATE,PRICE,YEAR',
+      '12,1,10-13,"25 ELM," ST,1,2,1/1/2001,1,1900', // read leniently this has the right width
+      '13,1,10-14,27 ELM ST 12" LOT,1,2,1/1/2001,1,1900',
+    ].join('\n');
+    const x = parseAssessorRoll(text, mapping);
+    expect(x.rows.map((row) => [row.account_key, row.label])).toEqual([['13', '27 ELM ST 12" LOT']]);
+    expect(x.rejected.map(({ line, reason, keys }) => ({ line, reason, keys }))).toEqual([{ line: 2, reason: 'the quote closing column ADDR is followed by more text', keys: ['12'] }]);
+  });
+
   test('a quote before the key, closed later on its line: the key is read with the quote taken as text', () => {
     const x = parseAssessorRoll(['ACCT,BLDG,PARCEL,ADDR,LAND,TOTAL,SALE_DATE,PRICE,YEAR', '"11,1,10-12,"23 ELM ST, REAR",1,2,1/1/2001,1,1900'].join('\n'), mapping);
     expect(x.rows).toEqual([]);
