@@ -223,6 +223,14 @@ describe('plain text', () => {
       ['4.2', '4'],
       ['5', null],
     ]);
+    // bare dotted numbers: depth by the number of groups; a cross-reference that wraps to a line start is not a heading
+    const bare = ['3.1 Districts', 'The districts are these.', '', '3.1.16 Use Provisions', 'Uses are provided for in', '3.1.1 of this article, as amended.', '', '3.2 Zoning Map', 'The map.'].join('\n');
+    const b = await read(bytes(bare), 'text/plain');
+    expect(b.parse.sections.map((s) => [s.ref, s.heading, s.parent_ref])).toEqual([
+      ['3.1', 'Districts', null],
+      ['3.1.16', 'Use Provisions', '3.1'],
+      ['3.2', 'Zoning Map', null],
+    ]);
   });
 });
 
