@@ -11,9 +11,13 @@ import { type Bound, type ControlKind, isGroup, kindOf, readLabel } from './lexi
 import type { Cell, Row, Table } from './tables.ts';
 import type { Citer, Span } from './text.ts';
 import { readValue, type Value } from './values.ts';
+import type { OrdinanceHints } from '../manifest.ts';
+import type { Grid } from './model.ts';
 
 export interface DimensionInput {
   table: Table;
+  grid: Grid; // the same table as the document model holds it (spans resolved)
+  hints: OrdinanceHints;
   citer: Citer;
   section: { ref: string; heading: string | null } | null;
   known: Set<string>;

@@ -2,6 +2,7 @@
 // sections, districts, permissions, controls and the rule for unlisted uses out, every one citing
 // a verbatim passage of the returned text. Every format is first read into one document model
 // (document.ts: text, headings, paragraphs, tables as grids); the readers below work on it.
+import type { OrdinanceHints } from '../manifest.ts';
 import type { ControlRecord, OrdinanceParse, ParseIssue, PermissionRecord } from '../types.ts';
 import { districtAround, readDistricts } from './districts.ts';
 import { readDimensionTable } from './dimensions.ts';
@@ -13,6 +14,10 @@ import { type Legend, readUnlistedRule, readUseTable } from './uses.ts';
 
 export interface OrdinanceOptions {
   mediaType: string; // text/markdown, text/html, text/plain or application/pdf
+  /** what the document cannot tell by itself, from the manifest */
+  hints?: OrdinanceHints;
+  /** district codes held for the jurisdiction from its other sources (the map, the list), as they write them */
+  districtCodes?: string[];
 }
 
 /** The building type a section names: a child of a district section that is not about the district as a whole. */
@@ -56,7 +61,8 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
     const section = node ? { ref: node.record.ref, heading: node.record.heading } : null;
     const around = districtAround(node, byNode);
     const after = doc.paragraphs.filter((p) => p.start >= table.end && p.start - table.end < 400).map((p) => text.slice(p.start, p.end));
-    const read = readUseTable({ table, text, citer, section, known, around, legendNearby: after, inherited: legend, issues });
+    const hints = opts.hints ?? {};
+    const read = readUseTable({ table, grid, hints, text, citer, section, known, around, legendNearby: after, inherited: legend, issues });
     if (read) {
       const uses = read.permissions;
       if (read.legend.size > 0) legend = read.legend;
@@ -66,7 +72,7 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
       continue;
     }
     const typeNode = [...ancestors(node)].find((n) => buildingTypeOf(n, byNode));
-    controls.push(...readDimensionTable({ table, citer, section, known, around, buildingType: typeNode ? buildingTypeOf(typeNode, byNode) : null, issues }));
+    controls.push(...readDimensionTable({ table, grid, hints, citer, section, known, around, buildingType: typeNode ? buildingTypeOf(typeNode, byNode) : null, issues }));
   }
   const sectionOf = (offset: number) => {
     const n = sectionAt(nodes, offset);

@@ -7,6 +7,8 @@ import type { ParseIssue, PermissionLevel, PermissionRecord, UnlistedUseRecord }
 import type { Row, Table } from './tables.ts';
 import type { Citer } from './text.ts';
 import { readValue } from './values.ts';
+import type { OrdinanceHints } from '../manifest.ts';
+import type { Grid } from './model.ts';
 
 export interface Legend {
   marks: Map<string, { meaning: string; level: PermissionLevel }>;
@@ -54,6 +56,8 @@ function columnDistricts(header: Row, known: Set<string>, around: string | null)
 
 export interface UseTableInput {
   table: Table;
+  grid: Grid; // the same table as the document model holds it (spans resolved)
+  hints: OrdinanceHints;
   text: string;
   citer: Citer;
   section: { ref: string; heading: string | null } | null;

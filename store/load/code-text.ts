@@ -42,6 +42,15 @@ async function keptFacts(ctx: LoadContext, parsed: OrdinanceParse): Promise<{ pe
   return { permission: await held('permission'), control: await held('control'), everything };
 }
 
+/** District codes the jurisdiction's other sources (its map, its list) hold now, as they write them. */
+async function otherSourcesCodes(ctx: LoadContext): Promise<string[]> {
+  const { rows } = await ctx.client.query(
+    `SELECT DISTINCT code_raw FROM district WHERE jurisdiction_id = $1 AND source_id <> $2 AND upper_inf(known) AND upper_inf(valid) ORDER BY 1`,
+    [ctx.jurisdictionId, ctx.source.id],
+  );
+  return rows.map((r) => r.code_raw as string);
+}
+
 /** The parse with each district code in the form held for the jurisdiction (the map's `RS-1` for the text's `RS 1`). */
 async function inHeldForms(ctx: LoadContext, p: OrdinanceParse): Promise<OrdinanceParse> {
   const forms = { base: await CodeForms.load(ctx, 'base'), overlay: await CodeForms.load(ctx, 'overlay') };
@@ -62,7 +71,7 @@ async function useSlugs(ctx: LoadContext): Promise<Map<string, string | null>> {
 
 export const loadCodeText: Loader = async (ctx) => {
   const m = ctx.source.manifest;
-  const read: OrdinanceParse = await parseOrdinance(await ctx.bytes(), { mediaType: CODE_MEDIA_TYPES[m.format] ?? 'text/markdown' });
+  const read: OrdinanceParse = await parseOrdinance(await ctx.bytes(), { mediaType: CODE_MEDIA_TYPES[m.format] ?? 'text/markdown', hints: m.hints, districtCodes: await otherSourcesCodes(ctx) });
   const parsed = await inHeldForms(ctx, read);
   const fatal = parsed.issues.filter((i) => i.severity === 'error');
   if (fatal.length > 0 && parsed.sections.length === 0) throw ApplicationFailure.nonRetryable(fatal.map((i) => `${i.code}: ${i.detail}`).join('; '), 'BadInput');
