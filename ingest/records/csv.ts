@@ -103,13 +103,12 @@ class Shaper {
       this.header = rec.record.map((h) => h.trim());
       return [];
     }
-    const swallowed = this.swallowed(line, text, 'is not closed on its line');
-    if (swallowed) return swallowed;
-    const early = quoteClosedEarly(text);
-    if (early !== null) return [bad(line, text, `the quote closing column ${this.header[early] ?? early + 1} is followed by more text`, splitsOf(rec.record, text))];
-    const nul = rec.record.findIndex((v) => v.includes('\u0000'));
-    if (nul >= 0) return [bad(line, text, `a NUL byte in column ${this.header[nul] ?? nul + 1}`, splitsOf(rec.record, text))];
-    if (rec.record.length !== this.header.length) return [bad(line, text, `has ${rec.record.length} fields, the header has ${this.header.length}`, splitsOf(rec.record, text))];
+    const reason = this.fault(rec.record, text);
+    const lines = text.split(/\r?\n/);
+    // a bad record over several lines, or one whose later line reads as a row by itself: a quote
+    // opened on its first line took the lines after it
+    if (lines.length > 1 && (reason || this.rowAmong(lines.slice(1)))) return this.swallowed(line, lines, 'is not closed on its line');
+    if (reason) return [bad(line, text, reason, splitsOf(rec.record, text))];
     const values: Record<string, string> = {};
     this.header.forEach((h, i) => {
       values[h] = rec.record[i];
@@ -119,27 +118,34 @@ class Shaper {
 
   skipped(err: { message?: string; lines?: number } | undefined, raw: string | undefined): CsvItem[] {
     const { line, text } = startLine(err?.lines ?? this.lastLine + 1, raw ?? '');
-    const swallowed = this.swallowed(line, text, 'is never closed');
-    if (swallowed) return swallowed;
-    return [bad(line, text, `unreadable CSV: ${err?.message ?? 'parse error'}`, splitsOf(lineFields(text.split(/\r?\n/)[0]), text))];
+    const lines = text.split(/\r?\n/);
+    if (lines.length > 1 && this.header) return this.swallowed(line, lines, 'is never closed');
+    return [bad(line, text, `unreadable CSV: ${err?.message ?? 'parse error'}`, splitsOf(lineFields(lines[0]), text))];
   }
 
-  /**
-   * A record spanning several lines of which a later one reads as a whole row by itself: a quote
-   * opened on the first line took the rows after it. Each line is reported on its own.
-   */
-  private swallowed(line: number, text: string, what: string): CsvItem[] | null {
-    const lines = text.split(/\r?\n/);
-    if (lines.length < 2 || !this.header) return null;
-    const width = this.header.length;
-    const cells = lines.map(lineFields);
-    if (!cells.slice(1).some((c) => c.length === width)) return null;
+  /** Why a record read leniently is not a row, or null when it is one. */
+  private fault(record: string[], text: string): string | null {
+    const header = this.header ?? [];
+    const early = quoteClosedEarly(text);
+    if (early !== null) return `the quote closing column ${header[early] ?? early + 1} is followed by more text`;
+    const nul = record.findIndex((v) => v.includes('\u0000'));
+    if (nul >= 0) return `a NUL byte in column ${header[nul] ?? nul + 1}`;
+    if (record.length !== header.length) return `has ${record.length} fields, the header has ${header.length}`;
+    return null;
+  }
+
+  private rowAmong(lines: string[]): boolean {
+    return lines.some((l) => lineFields(l).length === this.header?.length);
+  }
+
+  /** Each line of a record a quote opened on its first line ran over, reported on its own. */
+  private swallowed(line: number, lines: string[], what: string): CsvItem[] {
     const last = line + lines.length - 1;
     const span = lines.length === 2 ? `line ${last}` : `lines ${line + 1} to ${last}`;
     return lines.map((l, i) =>
       i === 0
-        ? bad(line, l, `a quote opened on this line ${what}; it swallows ${span}`, splitsOf(cells[0], l))
-        : bad(line + i, l, `swallowed by the quote opened on line ${line}`, splitsOf(cells[i], l)),
+        ? bad(line, l, `a quote opened on this line ${what}; it swallows ${span}`, splitsOf(lineFields(l), l))
+        : bad(line + i, l, `swallowed by the quote opened on line ${line}`, splitsOf(lineFields(l), l)),
     );
   }
 }

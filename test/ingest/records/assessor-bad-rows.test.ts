@@ -135,6 +135,21 @@ describe('bad lines and bad values', () => {
     ]);
   });
 
+  test('a quote that swallows a line itself broken: both lines rejected, each with its key', () => {
+    const text = [
+      'ACCT,BLDG,PARCEL,ADDR,LAND,TOTAL,SALE_DATE,PRICE,YEAR',
+      '14,1,10-15,29 ELM ST,1,2,1/1/2001,1,"1900', // a quote opened in YEAR
+      '15,1,10-16,"31 ELM ST,1,"2",1/1/2001,1,1900', // its "2", closes it; alone, 7 fields
+      '16,1,10-17,33 ELM ST,1,2,1/1/2001,1,1900',
+    ].join('\n');
+    const x = parseAssessorRoll(text, mapping);
+    expect(x.rows.map((row) => row.account_key)).toEqual(['16']);
+    expect(x.rejected.map(({ line, reason, keys }) => ({ line, reason, keys }))).toEqual([
+      { line: 2, reason: 'a quote opened on this line is not closed on its line; it swallows line 3', keys: ['14'] },
+      { line: 3, reason: 'swallowed by the quote opened on line 2', keys: ['15'] },
+    ]);
+  });
+
   test('a quote that closes a field which goes on rejects its line; a quote inside an unquoted field is text', () => {
     const text = [
       'ACCT,BLDG,PARCEL,ADDR,LAND,TOTAL,SALE_DATE,PRICE,YEAR',
