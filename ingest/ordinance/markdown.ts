@@ -27,11 +27,10 @@ const SECID = /^\s*<!--\s*secid:\s*\d+\s*-->\s*$/;
 const PLAIN_HEADING = /^(?:(?:ARTICLE|Article|SECTION|Section|Sec\.|§)\s*)?\d+(?:\.\d+)*\.?\s+[A-Z(]/;
 const SENTENCE_END = /[.;:,]\s*$/;
 
-interface Line extends Span {
-  text: string;
-}
+type Line = Span & { text: string };
 
-function splitLines(text: string): Line[] {
+/** The text's lines, each with its offsets (a CR before the LF is not part of the line). */
+export function splitLines(text: string): Line[] {
   const out: Line[] = [];
   let start = 0;
   while (start <= text.length) {

@@ -10,7 +10,7 @@ import { type Chunk, linearTables } from './linear.ts';
 import type { Grid } from './model.ts';
 import { type Candidate, detectNumbering } from './numbering.ts';
 import type { Span } from './text.ts';
-import type { HeadingBlock } from './markdown.ts';
+import { type HeadingBlock, splitLines } from './markdown.ts';
 
 interface Line extends Span {
   text: string;
@@ -19,18 +19,10 @@ interface Line extends Span {
 }
 
 function linesOf(text: string): Line[] {
-  const out: Line[] = [];
-  let start = 0;
-  while (start <= text.length) {
-    let nl = text.indexOf('\n', start);
-    if (nl === -1) nl = text.length;
-    const end = nl > start && text[nl - 1] === '\r' ? nl - 1 : nl;
-    const s = text.slice(start, end);
-    const lead = /^[ \t\u00a0]*/.exec(s)?.[0] ?? '';
-    out.push({ start, end, text: s, blank: s.trim() === '', indent: lead.replace(/\t/g, '    ').length });
-    start = nl + 1;
-  }
-  return out;
+  return splitLines(text).map((l) => {
+    const lead = /^[ \t\u00a0]*/.exec(l.text)?.[0] ?? '';
+    return { ...l, blank: l.text.trim() === '', indent: lead.replace(/\t/g, '    ').length };
+  });
 }
 
 const CELL_MARK = String.fromCharCode(7); // Word's end-of-cell mark

@@ -4,8 +4,9 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { RunningServer } from '../../api/server.ts';
 import { stableId } from '../../core/ids.ts';
-import { type ChangeEventDraft, writeChangeEvents } from '../../store/changes.ts';
+import { writeChangeEvents } from '../../store/changes.ts';
 import { withTransaction } from '../../store/db.ts';
+import { eventDraft } from '../helpers/feed.ts';
 import { call, createTestOrg, startTestServer } from '../helpers/server.ts';
 
 let server: RunningServer;
@@ -14,17 +15,7 @@ const tag = Math.random().toString(36).slice(2, 8);
 const fips = `us:cousub:25017${String(70000 + Math.floor(Math.random() * 9999))}`;
 const jur = stableId('jurisdiction', fips);
 
-const draft = (n: number): ChangeEventDraft => ({
-  jurisdictionId: jur,
-  kind: n % 2 ? 'amendment' : 'map_change',
-  layer: n % 2 ? 'district' : 'district_map',
-  subject: { type: 'district', code: `R-${n}` },
-  fieldPath: `district.R-${n}.${tag}`,
-  previous: { min: n },
-  current: { min: n + 1 },
-  effectiveDate: '2026-08-01',
-  sourceVersionId: null,
-});
+const draft = (n: number) => eventDraft(jur, tag, n);
 
 async function emit(ns: number[], at: Date) {
   await withTransaction(server.services.pool, (c) => writeChangeEvents(c, ns.map(draft), at));

@@ -3,9 +3,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { orgCreate } from '../../bin/org.ts';
 import { stableId } from '../../core/ids.ts';
-import { type ChangeEventDraft, writeChangeEvents } from '../../store/changes.ts';
+import { writeChangeEvents } from '../../store/changes.ts';
 import { createPool, type Pool, withTransaction } from '../../store/db.ts';
 import { freshDatabase } from '../helpers/databases.ts';
+import { eventDraft } from '../helpers/feed.ts';
 import { type ServeProcess, spawnServe } from '../helpers/process.ts';
 import { call, testDatabaseUrl } from '../helpers/server.ts';
 
@@ -72,18 +73,7 @@ describe('the API killed under traffic and started again (issue 12, faults)', ()
   const tag = Math.random().toString(36).slice(2, 8);
   const fips = `us:cousub:25017${String(70000 + Math.floor(Math.random() * 9999))}`;
   const jur = stableId('jurisdiction', fips);
-  const draft = (n: number): ChangeEventDraft => ({
-    jurisdictionId: jur,
-    kind: 'amendment',
-    layer: 'district',
-    subject: { type: 'district', code: `R-${n}` },
-    fieldPath: `district.R-${n}.${tag}`,
-    previous: { min: n },
-    current: { min: n + 1 },
-    effectiveDate: '2026-08-01',
-    sourceVersionId: null,
-  });
-  const emit = (ns: number[]) => withTransaction(own, (c) => writeChangeEvents(c, ns.map(draft), new Date()));
+  const emit = (ns: number[]) => withTransaction(own, (c) => writeChangeEvents(c, ns.map((n) => eventDraft(jur, tag, n, 'amendment')), new Date()));
 
   beforeAll(async () => {
     db = await freshDatabase('killed_api');
