@@ -71,6 +71,7 @@ function scalar(type: Exclude<ParamType, 'array'>, raw: string, p: Param, field:
     }
     default:
       if (allowed && !allowed.includes(raw)) throw unknownValue(field, raw, allowed);
+      if (raw === '') throw invalid(field, `${field} is empty; leave it out, or give a value`);
       if (raw.length > 2000) throw invalid(field, 'is longer than 2000 characters');
       return raw;
   }
@@ -157,7 +158,7 @@ function parseAll(defs: Param[], query: RawQuery, path: Record<string, string>, 
     }
     if (p.type === 'array') {
       const parts = raws.flatMap((r) => r.split(',')).map((s) => s.trim()).filter((s) => s !== '');
-      if (parts.length === 0 && p.required) throw invalid(p.name, `${p.name} is required`);
+      if (parts.length === 0) throw invalid(p.name, p.required ? `${p.name} is required` : `${p.name} is empty; leave it out, or give a value`);
       if (p.maxItems !== undefined && parts.length > p.maxItems) throw invalid(p.name, `at most ${p.maxItems} values`);
       const itemType = p.items?.type ?? 'string';
       out[p.name] = [...new Set(parts.map((s) => scalar(itemType, s, p, p.name, p.items?.enum)))];

@@ -61,7 +61,7 @@ export const GEOMETRY_BODY = {
   additionalProperties: false,
   required: ['geometry'],
   properties: {
-    geometry: { type: ['string', 'object'], description: 'WKT text, or GeoJSON (text or object), Point through MultiPolygon.' },
+    geometry: { type: ['string', 'object'], minLength: 1, description: 'WKT text, or GeoJSON (text or object), Point through MultiPolygon.' },
   },
 };
 

@@ -102,6 +102,7 @@ const ID_PARAM = { name: 'extract', in: 'path' as const, type: 'string' as const
 export const extractRoutes = defineRoutes([
   {
     id: 'createExtract',
+    refuses: ['not_available'],
     method: 'POST',
     path: '/extract',
     summary: 'Start an extract: a resource in a scope, as of fixed times, written to JSONL or Parquet files',

@@ -58,13 +58,13 @@ const LOCATOR = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    address: { type: 'string', maxLength: 500 },
-    apn: { type: 'string', maxLength: 100 },
-    jurisdiction: { type: 'string', maxLength: 100 },
-    fips: { type: 'string', maxLength: 10 },
-    lat: { type: 'number' },
-    lon: { type: 'number' },
-    parcel: { type: 'string', maxLength: 40 },
+    address: { type: 'string', minLength: 1, maxLength: 500 },
+    apn: { type: 'string', minLength: 1, maxLength: 100 },
+    jurisdiction: { type: 'string', minLength: 1, maxLength: 100 },
+    fips: { type: 'string', minLength: 1, maxLength: 10 },
+    lat: { type: 'number', minimum: -90, maximum: 90 },
+    lon: { type: 'number', minimum: -180, maximum: 180 },
+    parcel: { type: 'string', minLength: 1, maxLength: 40 },
   },
 };
 

@@ -15,18 +15,18 @@ const LOCATION = {
   additionalProperties: false,
   properties: {
     ref: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._~-]+$' },
-    address: { type: 'string', maxLength: 500 },
-    point: { type: 'string', maxLength: 60 },
-    geometry: { type: ['string', 'object'] },
+    address: { type: 'string', minLength: 1, maxLength: 500 },
+    point: { type: 'string', minLength: 1, maxLength: 60 },
+    geometry: { type: ['string', 'object'], minLength: 1 },
     buffer: { type: 'number', minimum: 0, maximum: 16093 },
     buffer_unit: { enum: ['ft', 'mi', 'm', 'km'] },
-    parcel: { type: 'array', items: { type: 'string' }, maxItems: 50 },
-    apn: { type: 'string', maxLength: 100 },
-    fips: { type: 'string', maxLength: 10 },
-    plss: { type: 'string', maxLength: 60 },
-    location_token: { type: 'string', maxLength: 8000 },
-    as_of: { type: 'string', maxLength: 60 },
-    known_as_of: { type: 'string', maxLength: 60 },
+    parcel: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 40 }, minItems: 1, maxItems: 50 },
+    apn: { type: 'string', minLength: 1, maxLength: 100 },
+    fips: { type: 'string', minLength: 1, maxLength: 10 },
+    plss: { type: 'string', minLength: 1, maxLength: 60 },
+    location_token: { type: 'string', minLength: 1, maxLength: 8000 },
+    as_of: { type: 'string', minLength: 1, maxLength: 60 },
+    known_as_of: { type: 'string', minLength: 1, maxLength: 60 },
   },
 };
 
@@ -55,7 +55,8 @@ async function answerOne(services: Services, item: Record<string, any>, include:
     const a = await answer(services, paramsOf(item, include));
     return { status: 'answered', resolution: a.extra.resolution, jurisdiction: a.extra.jurisdiction, answer: { ...a.item, ...(a.extra.authority ? { authority: a.extra.authority } : {}) }, key: a.charge.keys[0] };
   } catch (err) {
-    if (err instanceof ApiError && err.status < 500) return { status: 'refused', error: { code: err.code, field: err.field, detail: err.detail }, key: null };
+    // a location refused, or one not answerable yet (501: a PLSS key), is that item's answer, not the batch's
+    if (err instanceof ApiError && (err.status < 500 || err.code === 'not_available')) return { status: 'refused', error: { code: err.code, field: err.field, detail: err.detail }, key: null };
     throw err;
   }
 }

@@ -144,3 +144,38 @@ describe('an impossible date', () => {
     expect((await server.services.pool.query('SELECT count(*)::int AS n FROM extract')).rows[0].n).toBe(0);
   });
 });
+
+describe('what the fuzzer found (npm run fuzz)', () => {
+  test('an empty parameter is refused naming it, never read as absent further on (was a 500)', async () => {
+    for (const path of ['/place?address=', '/rule?address=', '/place?geometry=', '/place?apn=&fips=25017', '/document?q=', '/map?layer=']) {
+      const name = path.split('?')[1].split('=')[0];
+      expectRefused(await call(server, 'GET', path, { key }), name, false, path);
+    }
+  });
+
+  test('an empty location in a body is refused naming it (was a 500)', async () => {
+    const cases: Array<[string, unknown, string]> = [
+      ['/place/batch', { item: [{ address: '' }] }, 'item[0].address'],
+      ['/rule/batch', { item: [{ apn: '', fips: '25017' }] }, 'item[0].apn'],
+      ['/v1/parcel/batch', { item: [{ address: '' }] }, 'item[0].address'],
+      ['/place/proposal', { location: { address: '' } }, 'location.address'],
+      ['/place', { geometry: '' }, 'geometry'],
+    ];
+    for (const [path, body, field] of cases) {
+      const r = await call(server, 'POST', path, { key, body });
+      expectRefused(r, field, false, path);
+    }
+  });
+
+  test('a PLSS key in one item of a batch is that item’s refusal (501 not_available), not the batch’s', async () => {
+    const r = await call(server, 'POST', '/place/batch', { key, body: { item: [{ plss: 'CO:06:T001S:R068W:12:NE' }, { address: '1 BRATTLE SQ' }] } });
+    expect(r.status).toBe(201);
+    expect(r.body.item.item[0]).toMatchObject({ status: 'refused', error: { code: 'not_available', field: 'plss' } });
+    expect(r.body.item.item[1].status).not.toBe('refused');
+  });
+
+  test('an extract scoped by region is 501 not_available, as its document says', async () => {
+    const r = await call(server, 'POST', '/extract?dry_run=true', { key, body: { resource: 'parcel', format: 'jsonl', scope: { region: 'rgn_abc' } } });
+    expect([r.status, r.body.detail.error.code, r.body.detail.error.field]).toEqual([501, 'not_available', 'scope.region']);
+  });
+});
