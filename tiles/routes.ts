@@ -8,6 +8,7 @@ import { settledAnywhere } from '../store/changes.ts';
 import { timeParams } from '../api/collection/index.ts';
 import { parseBbox } from '../api/routes/parcels.ts';
 import { defineRoutes, type Req } from '../api/route.ts';
+import { MAP_VERSION } from '../api/schemas.ts';
 import type { MadeTile } from './batch.ts';
 import { mapTimes, mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileKeySql, tileSql, tolerance } from './layers.ts';
 
@@ -85,6 +86,7 @@ export const tileRoutes = defineRoutes([
     scope: 'maps:read',
     form: 'plain',
     collection: true,
+    response: MAP_VERSION,
     price: { credits: 0, per: 'call', note: 'Free.' },
     params: [
       { name: 'jurisdiction', in: 'query', type: 'array', description: 'jur_ ids, slugs or fips_keys.' },

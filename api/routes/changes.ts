@@ -9,6 +9,7 @@ import { settledKnowledge } from '../../store/changes.ts';
 import type { Queryable } from '../../store/db.ts';
 import { collectionParams, type ResourceDef, runCollection, timeParams } from '../collection/index.ts';
 import { type Req, defineRoutes } from '../route.ts';
+import { CHANGE_EVENT } from '../schemas.ts';
 import { SCOPE_PARAMS, resolveScope } from '../scope.ts';
 
 const LAYERS = ['authority', 'district', 'district_map', 'overlay'] as const;
@@ -137,6 +138,7 @@ export const changeRoutes = defineRoutes([
     form: 'plain',
     collection: true,
     dryRun: true,
+    response: CHANGE_EVENT,
     produces: ['text/event-stream'],
     price: { credits: 1, per: 'call', note: 'One credit per page or per stream opened.' },
     params: [
@@ -195,6 +197,7 @@ export const changeRoutes = defineRoutes([
     credential: 'key',
     scope: 'law:read',
     form: 'plain',
+    response: CHANGE_EVENT,
     price: { credits: 1, per: 'call', note: 'One credit.' },
     params: [{ name: 'change_event', in: 'path', type: 'string', required: true }],
     handler: async (req) => {

@@ -3,6 +3,7 @@ import { notFound } from '../../core/errors.ts';
 import { requireId } from '../../core/ids.ts';
 import { collectionParams, type ResourceDef, runCollection, type SqlContext } from '../collection/index.ts';
 import { defineRoutes } from '../route.ts';
+import { DOCUMENT } from '../schemas.ts';
 
 const DOC_TYPES = ['ordinance', 'code', 'amendment', 'map', 'recorded_instrument', 'roll', 'feed', 'manifest'] as const;
 
@@ -71,6 +72,7 @@ export const documentRoutes = defineRoutes([
     form: 'plain',
     collection: true,
     dryRun: true,
+    response: DOCUMENT,
     price: { credits: 1, per: 'call', note: 'One credit per page.' },
     params: [
       { name: 'jurisdiction', in: 'query', type: 'array', description: 'jur_ ids, slugs or fips_keys.' },
@@ -119,6 +121,7 @@ export const documentRoutes = defineRoutes([
     credential: 'key',
     scope: 'law:read',
     form: 'plain',
+    response: DOCUMENT,
     price: { credits: 1, per: 'call', note: 'One credit.' },
     params: [{ name: 'document', in: 'path', type: 'string', required: true }],
     handler: async (req) => {

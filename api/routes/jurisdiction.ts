@@ -19,6 +19,7 @@ import { type FilterSet, type Row, type Where, addCondition, collectionParams, r
 import { FIELD_PARAM } from '../fields.ts';
 import type { Param } from '../params.ts';
 import { type Req, defineRoutes } from '../route.ts';
+import { JURISDICTION } from '../schemas.ts';
 import type { Queryable } from '../../store/db.ts';
 
 const FIPS_LENGTH: Record<string, number> = { state: 2, county: 5, cousub: 10, place: 7 };
@@ -159,6 +160,7 @@ const listRoute = {
   params: listParams,
   price: PRICE_PAGE,
   dryRun: true,
+  response: JURISDICTION,
 } as const;
 
 export const jurisdictionRoutes = defineRoutes([
@@ -201,6 +203,7 @@ export const jurisdictionRoutes = defineRoutes([
     price: { credits: 1, per: 'call', note: 'One credit per call.' },
     dryRun: true,
     fields: { fixed: ['id'] },
+    response: JURISDICTION,
     params: [
       { name: 'id', in: 'path', type: 'string', required: true, description: 'A jur_ id, a slug or a fips_key (us:<level>:<code>).' },
       { name: 'include', in: 'query', type: 'array', items: { type: 'string', enum: ['agency', 'body', 'containment'] }, description: 'Embedded sections.' },

@@ -7,6 +7,7 @@ import { resolveLocation, type Times } from '../../store/place/resolve.ts';
 import { collectionParams, type ResourceDef, runCollection, type SqlContext, timeParams } from '../collection/index.ts';
 import { FIELD_PARAM } from '../fields.ts';
 import { defineRoutes } from '../route.ts';
+import { PARCEL } from '../schemas.ts';
 import { jurisdictionByRef } from './jurisdiction.ts';
 
 const SQ_FT_PER_M2 = 10.763910417;
@@ -105,6 +106,7 @@ export const parcelRoutes = defineRoutes([
     collection: true,
     dryRun: true,
     price: { credits: 1, per: 'call', note: 'One credit per page.' },
+    response: PARCEL,
     fields: { default: ['id', 'object', 'jurisdiction', 'parcel_key', 'number', 'apn', 'area', 'acres', 'map_version', 'effective_from', 'effective_through', 'href'], fixed: ['id'] },
     params: [
       { name: 'jurisdiction', in: 'query', type: 'string', required: true, description: 'jur_ id, slug or fips_key.' },
@@ -146,6 +148,7 @@ export const parcelRoutes = defineRoutes([
     form: 'plain',
     dryRun: true,
     price: { credits: 1, per: 'call', note: 'One credit.' },
+    response: PARCEL,
     params: [{ name: 'parcel', in: 'path', type: 'string', required: true }, ...timeParams(), FIELD_PARAM],
     handler: async (req) => {
       const id = requireId('parcel', req.params.parcel, 'parcel');

@@ -216,6 +216,8 @@ export function schemaValue(schema: Json, r: Random, name: string, pool: Pool): 
     case 'integer': {
       const lo = schema.minimum ?? 0;
       const hi = schema.maximum ?? lo + 100;
+      // the largest allowed now and then: the heaviest answer an operation gives
+      if (schema.maximum !== undefined && r.chance(0.1)) return schema.maximum;
       return r.int(lo, Math.min(hi, lo + 1000));
     }
     case 'number': {
@@ -229,7 +231,8 @@ export function schemaValue(schema: Json, r: Random, name: string, pool: Pool): 
     case 'null':
       return null;
     case 'array': {
-      const n = r.int(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3));
+      const most = schema.maxItems !== undefined && r.chance(0.05);
+      const n = most ? schema.maxItems : r.int(schema.minItems ?? 0, Math.min(schema.maxItems ?? 3, 3));
       const out = Array.from({ length: n }, () => schemaValue(schema.items ?? { type: 'string' }, r, name, pool));
       return schema.uniqueItems ? [...new Set(out)] : out;
     }
@@ -286,6 +289,9 @@ export function nastyQuery(r: Random, pool: Pool): QueryValue {
     () => r.pick(['us:county:25017', 'us:cousub:1', 'jur_', 'prc_!!!!', `dst_${'z'.repeat(20)}`, 'ZZZ', randomId(r, 'prc'), randomId(r, 'cit'), 'us:moon:1']),
     () => Array.from({ length: 150 }, (_, i) => `v${i}`).join(','),
     () => r.pick(['-71.1,42.3', '42.37,-71.1', '0,0', '1e308,1e308']),
+    // the heaviest values allowed: the largest pages, the whole world, every parcel of the town
+    () => r.pick(['10000', '200', '2048', '36500', '365', 'last 36500 days', 'from:1000-01-01 to:2026-01-01']),
+    () => r.pick(['POLYGON((-180 -90,180 -90,180 90,-180 90,-180 -90))', 'POLYGON((-71.17 42.35,-71.06 42.35,-71.06 42.41,-71.17 42.41,-71.17 42.35))', '-180,-85,180,85', '-71.17,42.35,-71.06,42.41', 'POINT(-71.11 42.37)']),
   ])();
 }
 
