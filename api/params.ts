@@ -152,6 +152,8 @@ function parseAll(defs: Param[], query: RawQuery, path: Record<string, string>, 
       if (p.default !== undefined) out[p.name] = p.default;
       continue;
     }
+    // one value for a parameter that takes one, whoever parses it (a custom parser reading raws[0] would drop the rest)
+    if (p.type !== 'array' && !p.prefix && raws.length > 1) throw invalid(p.name, `${p.name} was given ${raws.length} times; it takes one value`);
     if (p.parse) {
       out[p.name] = p.parse(raws, p.name);
       continue;

@@ -179,3 +179,16 @@ describe('what the fuzzer found (npm run fuzz)', () => {
     expect([r.status, r.body.detail.error.code, r.body.detail.error.field]).toEqual([501, 'not_available', 'scope.region']);
   });
 });
+
+test('a parameter that takes one value, given twice, is refused naming it, whoever parses it (a second point was dropped)', async () => {
+  for (const [path, name] of [
+    ['/place?point=42.3736,-71.1097&point=42.38,-71.12', 'point'],
+    ['/jurisdiction?state=MA&state=NY', 'state'],
+    ['/parcel?jurisdiction=cambridge-ma&jurisdiction=somerville-ma', 'jurisdiction'],
+    ['/rule?address=1%20BRATTLE%20SQ&as_of=2024-01-01&as_of=2025-01-01', 'as_of'],
+  ]) {
+    expectRefused(await call(server, 'GET', path, { key }), name, false, path);
+  }
+  const ogc = await call(server, 'GET', '/map/ogc/collections/parcels/items?bbox-crs=http://www.opengis.net/def/crs/OGC/1.3/CRS84&bbox-crs=x', { key });
+  expectRefused(ogc, 'bbox-crs', true, 'bbox-crs');
+});
