@@ -216,7 +216,9 @@ function plan(o: Operation, r: Random, pool: Pool, creds: { key: string; bearer:
       else for (const x of v) query.push([p.name, queryString(x)]);
     } else query.push([p.name, queryString(v)]);
   }
-  if (params.some((p) => p.in === 'header' && p.name === 'Idempotency-Key') && r.chance(0.3)) headers['Idempotency-Key'] = `fuzz-${r.int(0, 50)}`;
+  if (params.some((p) => p.in === 'header' && p.name === 'Idempotency-Key') && r.chance(0.3)) headers['Idempotency-Key'] = r.chance(0.9) ? `fuzz-${r.int(0, 50)}` : r.pick(['', 'k'.repeat(300), 'a b', '%00']);
+  if (r.chance(0.05)) headers['If-None-Match'] = r.pick(['"x"', '*', 'W/"abc"', '']);
+  if (o.path === '/change_event' && r.chance(0.05)) headers['Last-Event-ID'] = r.pick(['12', '-1', 'x', '99999999999999999999', '']);
   if (o.path === '/change_event' && r.chance(0.1)) headers.Accept = 'text/event-stream';
   if (o.path.startsWith('/v1/zoning') && r.chance(0.1)) headers.Accept = 'application/geo+json';
   if (o.path.endsWith('/items') && r.chance(0.2)) query.push([r.pick(['code_raw', 'kind', 'area_m2', 'jurisdiction']), r.pick(['C-1', 'base', '1000', 'cambridge-ma'])]);

@@ -289,6 +289,8 @@ export function nastyQuery(r: Random, pool: Pool): QueryValue {
     () => r.pick(['us:county:25017', 'us:cousub:1', 'jur_', 'prc_!!!!', `dst_${'z'.repeat(20)}`, 'ZZZ', randomId(r, 'prc'), randomId(r, 'cit'), 'us:moon:1']),
     () => Array.from({ length: 150 }, (_, i) => `v${i}`).join(','),
     () => r.pick(['-71.1,42.3', '42.37,-71.1', '0,0', '1e308,1e308']),
+    // CQL2 that should not parse, or parses into the unexpected
+    () => r.pick(["code_raw = 'a", `${'('.repeat(3000)}code_raw = 'C-1'${')'.repeat(3000)}`, 'S_INTERSECTS(geometry, POLYGON((0 0)))', 'area_m2 > 1e999', "code_raw LIKE '%'", 'NOT NOT NOT NOT area_m2 > 0', "T_INTERSECTS(valid, INTERVAL('2024-02-30','..'))", 'id IN (' + Array.from({ length: 2000 }, (_, i) => `'x${i}'`).join(',') + ')', "CASEI(code_raw) = casei('c-1')", 'nope(1)']),
     // the heaviest values allowed: the largest pages, the whole world, every parcel of the town
     () => r.pick(['10000', '200', '2048', '36500', '365', 'last 36500 days', 'from:1000-01-01 to:2026-01-01']),
     () => r.pick(['POLYGON((-180 -90,180 -90,180 90,-180 90,-180 -90))', 'POLYGON((-71.17 42.35,-71.06 42.35,-71.06 42.41,-71.17 42.41,-71.17 42.35))', '-180,-85,180,85', '-71.17,42.35,-71.06,42.41', 'POINT(-71.11 42.37)']),
@@ -318,6 +320,7 @@ export function nastyJson(r: Random): unknown {
 
 /** A whole body that is not what any operation takes (or not JSON at all). */
 export function nastyBodyText(r: Random): string {
+  if (r.chance(0.05)) return `{"name":"${'x'.repeat(1_100_000)}"}`;
   return r.pick(['not json', '{', '[]', '"x"', '123', 'null', '{"a":1e999}', `${'['.repeat(3000)}${']'.repeat(3000)}`, '{"a":"\\u0000"}', '\u0000', '{"item":[]}', `{"item":[${Array.from({ length: 600 }, () => '{"address":"1 Main St"}').join(',')}]}`]);
 }
 
