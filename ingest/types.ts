@@ -8,7 +8,8 @@ export type PermissionLevel =
   | 'administrative_approval'
   | 'conditional_use'
   | 'prohibited'
-  | 'unknown';
+  | 'unknown' // a mark the legend does not explain, or no legend at all
+  | 'indeterminate'; // a blank cell (or an undefined dash) where the code states no rule for one: OrdinanceParse.indeterminate
 
 /** Where a quote sits in the version's text: precise enough to highlight it. */
 export interface Locator {
@@ -66,6 +67,10 @@ export interface PermissionRecord {
   conditions: string | null; // footnotes and notes, verbatim
   table_ref: string | null;
   citation: CitationDraft;
+  row_number?: string | null; // the row's number as printed ("1.", "4a.", "*10.", "C.")
+  category?: string | null; // the category row above it
+  /** a compound mark's parts ("P/-": P by_right, - prohibited); `level` is the first part's */
+  parts?: Array<{ mark: string; level: PermissionLevel; meaning: string | null }>;
 }
 
 export interface ControlRecord {
@@ -96,6 +101,18 @@ export interface ParseIssue {
   locator?: Partial<Locator>;
 }
 
+/** How the text's districts compare with the codes the jurisdiction's map and list hold. */
+export interface DistrictReport {
+  /** whether the codes of a map or list were given to compare with */
+  compared: boolean;
+  /** codes the text establishes that no map or list holds (issue district_not_on_map) */
+  not_on_map: string[];
+  /** codes a map or list holds that the text never names, as they write them (issue district_only_on_map) */
+  only_on_map: string[];
+  /** what names each district of the text */
+  evidence: Record<string, Array<'heading' | 'list' | 'use_table' | 'dimension_table' | 'map'>>;
+}
+
 export interface OrdinanceParse extends ParsedText {
   sections: SectionRecord[];
   districts: DistrictRecord[];
@@ -103,4 +120,7 @@ export interface OrdinanceParse extends ParsedText {
   controls: ControlRecord[];
   unlisted_uses: UnlistedUseRecord | null;
   issues: ParseIssue[];
+  /** use-table cells that state nothing the reader may hold (blank with no rule for blanks, a dash the key does not define): level `indeterminate`, kept apart from permissions */
+  indeterminate?: PermissionRecord[];
+  district_report?: DistrictReport;
 }

@@ -4,13 +4,16 @@
 // (document.ts: text, headings, paragraphs, tables as grids); the readers below work on it.
 import type { OrdinanceHints } from '../manifest.ts';
 import type { ControlRecord, OrdinanceParse, ParseIssue, PermissionRecord } from '../types.ts';
-import { districtAround, readDistricts } from './districts.ts';
+import { readDistricts } from './district-records.ts';
 import { readDimensionTable } from './dimensions.ts';
 import { readDocument } from './document.ts';
+import { type Marks, readBlankRule } from './legend.ts';
+import type { Grid } from './model.ts';
 import { ancestors, buildSections, type SectionNode, sectionAt } from './sections.ts';
 import { gridToTable } from './tables.ts';
 import { Citer, OffsetIndex } from './text.ts';
-import { type Legend, readUnlistedRule, readUseTable } from './uses.ts';
+import { locateRule, planTable, reportConflicts, unreadTable } from './use-plans.ts';
+import { readUnlistedRule, readUseTable } from './uses.ts';
 
 export interface OrdinanceOptions {
   mediaType: string; // text/markdown, text/html, text/plain or application/pdf
@@ -45,35 +48,55 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
   const issues: ParseIssue[] = [];
   const doc = await readDocument(bytes, opts.mediaType, issues);
   const { text } = doc;
+  const hints = opts.hints ?? {};
   const citer = new Citer(text, doc.pageStarts ? new OffsetIndex(doc.pageStarts) : null);
   const nodes = buildSections(text, doc.headings, citer, issues);
   if (nodes.length === 0 && text.trim() && !issues.some((i) => i.severity === 'error')) issues.push({ severity: 'error', code: 'sections_none', detail: 'no section headings were found' });
-  const { records: districts, byNode } = readDistricts(nodes, citer);
-  const known = new Set(districts.map((d) => d.code_normalized));
+  const skip = new Set(hints.skip_sections ?? []);
+  const skipped = (grid: Grid) => skip.size > 0 && [...ancestors(sectionAt(nodes, grid.start))].some((n) => skip.has(n.record.ref));
+  const reading = readDistricts({ text, nodes, grids: doc.tables, citer, districtCodes: opts.districtCodes, hints, skipped, issues });
+  const { index, byNode, known } = reading;
+  const accept = (code: string) => known.has(index.resolve(code) ?? '');
+
+  // each table's reading: a use table (its districts, its own key) or not; a table that prints no key is read with another's (reported)
+  const plans = doc.tables.map((table) => planTable({ table, text, nodes, byNode, index, accept, hints }));
+  const inheritFor = (i: number): { marks: Marks; from: string | null } | null => {
+    const order = [...plans.slice(0, i).reverse(), ...plans.slice(i + 1)];
+    const donor = order.find((p) => p.isUse && p.key.size > 0);
+    return donor ? { marks: donor.key, from: donor.name } : null;
+  };
 
   const permissions: PermissionRecord[] = [];
+  const indeterminate: PermissionRecord[] = [];
   const controls: ControlRecord[] = [];
-  let legend: Legend['marks'] | null = null;
   let widestUseTable: { ref: string | null; width: number } = { ref: null, width: 0 };
-  for (const grid of doc.tables) {
-    const table = gridToTable(grid);
-    const node = sectionAt(nodes, table.start);
+  plans.forEach((plan, i) => {
+    const { grid, node, around, layout, name } = plan;
     const section = node ? { ref: node.record.ref, heading: node.record.heading } : null;
-    const around = districtAround(node, byNode);
-    const after = doc.paragraphs.filter((p) => p.start >= table.end && p.start - table.end < 400).map((p) => text.slice(p.start, p.end));
-    const hints = opts.hints ?? {};
-    const read = readUseTable({ table, grid, hints, text, citer, section, known, around, legendNearby: after, inherited: legend, issues });
-    if (read) {
-      const uses = read.permissions;
-      if (read.legend.size > 0) legend = read.legend;
-      permissions.push(...uses);
-      const width = new Set(uses.map((u) => u.district_code)).size;
-      if (width > widestUseTable.width) widestUseTable = { ref: table.ref, width };
-      continue;
+    if (skipped(grid)) {
+      issues.push({ severity: 'warning', code: 'table_skipped', detail: `${name ?? 'a table'}: its section is listed in the manifest's skip_sections; not read`, locator: { section: section?.ref ?? null, table: name, start: grid.start, end: grid.end } });
+      return;
     }
+    if (plan.isUse && layout) {
+      const rule = readBlankRule(`${plan.context}\n\n${[...grid.notes, ...plan.near].map((s) => text.slice(s.start, s.end)).join('\n\n')}`);
+      const blankRule = rule ? locateRule(rule, text, grid, nodes) : null;
+      const read = readUseTable({ grid, layout, name, text, citer, section, context: plan.context, near: plan.near, hints, inherited: plan.key.size > 0 ? null : inheritFor(i), blankRule, issues });
+      permissions.push(...read.permissions);
+      indeterminate.push(...read.indeterminate);
+      const width = new Set([...read.permissions, ...read.indeterminate].map((u) => u.district_code)).size;
+      if (width > widestUseTable.width) widestUseTable = { ref: name, width };
+      return;
+    }
+    if (plan.partial) {
+      unreadTable(plan, section, accept, issues);
+      return;
+    }
+    const table = gridToTable(plan.source);
     const typeNode = [...ancestors(node)].find((n) => buildingTypeOf(n, byNode));
-    controls.push(...readDimensionTable({ table, grid, hints, citer, section, known, around, buildingType: typeNode ? buildingTypeOf(typeNode, byNode) : null, issues }));
-  }
+    const read = readDimensionTable({ table, grid: plan.source, hints, citer, section, known, around, buildingType: typeNode ? buildingTypeOf(typeNode, byNode) : null, issues });
+    controls.push(...read);
+    if (read.length === 0) unreadTable(plan, section, accept, issues);
+  });
   const sectionOf = (offset: number) => {
     const n = sectionAt(nodes, offset);
     return n ? { ref: n.record.ref, heading: n.record.heading } : null;
@@ -81,16 +104,20 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
   const unlisted = permissions.length ? readUnlistedRule(text, citer, sectionOf, widestUseTable.ref) : null;
   if (permissions.length && !unlisted) issues.push({ severity: 'warning', code: 'unlisted_rule_missing', detail: 'the code states no rule for uses its tables do not name; such uses are answered as not addressed' });
 
+  reportConflicts(permissions, issues);
   const permKey = (p: PermissionRecord) => `${p.district_code} | ${p.use_label_normalized} | ${p.table_ref}`;
   const ctlKey = (c: ControlRecord) => `${c.district_code} | ${c.control_type} | ${c.building_type} | ${c.qualifier} | ${c.table_ref}`;
   return {
     text,
     media_type: opts.mediaType,
     sections: nodes.map((n) => n.record),
-    districts,
+    districts: reading.records,
     permissions: dedupe(permissions, permKey, (p, n) => ({ ...p, use_label_normalized: `${p.use_label_normalized} ${n}` }), issues, 'permission'),
     controls: dedupe(controls, ctlKey, (c, n) => ({ ...c, qualifier: [c.qualifier, `occurrence ${n}`].filter(Boolean).join('; ') }), issues, 'control'),
     unlisted_uses: unlisted,
     issues,
+    indeterminate: dedupe(indeterminate, permKey, (p, n) => ({ ...p, use_label_normalized: `${p.use_label_normalized} ${n}` }), issues, 'permission'),
+    district_report: reading.report,
   };
 }
+

@@ -1,175 +1,323 @@
-// Use tables into permissions: district × use → level, read through the code's own legend
-// ("P - Permitted • SP - Special Permit Required • N - Not Permitted"). A mark the legend does not
-// explain is kept with level `unknown` and reported; a dash or an empty cell states nothing.
-import { normalizeCode } from '../district-list.ts';
+// Use tables into permissions: district × use → level, read through the code's own key. The
+// districts are the header's (columns.ts); the label is the row's name without its number ("1.",
+// "4a.", "*10.", "C."); a row with a name and no mark, or a name across the whole width, is the
+// category of the rows under it; a row that prints the header again is the header. A mark is
+// read whole ("P", "SP"), with its footnote ("P(3)", "S¹", "P*": the note's text in conditions),
+// or as a compound of marks the key defines ("P/-", "P/S": kept whole, level from its first part).
+// A mark the key says is not permitted is a prohibition. A blank cell follows the code's rule for
+// blank cells when it states one (cited); otherwise it, and a dash the key does not define, is
+// indeterminate: kept apart, never dropped silently. A trailing column ("Use Standard",
+// "Reference") goes into conditions. Pure.
+import type { OrdinanceHints } from '../manifest.ts';
 import { normalizeLabel } from '../labels.ts';
 import type { ParseIssue, PermissionLevel, PermissionRecord, UnlistedUseRecord } from '../types.ts';
-import type { Row, Table } from './tables.ts';
-import type { Citer } from './text.ts';
-import { readValue } from './values.ts';
-import type { OrdinanceHints } from '../manifest.ts';
-import type { Grid } from './model.ts';
+import { cellKind, markCore } from './cells.ts';
+import type { DistrictColumn, Layout } from './columns.ts';
+import { type LegendEntry, type Marks, markKey, readKey, readProseKey } from './legend.ts';
+import type { Grid, GridCell, GridRow } from './model.ts';
+import type { Citer, Span } from './text.ts';
 
-export interface Legend {
-  marks: Map<string, { meaning: string; level: PermissionLevel }>;
-  row: Row | null; // the legend row, when the table carries it
-}
-
-const SPLIT = /\s*[•;]\s*|\.\s+(?=[A-Z][A-Za-z/]{0,4}\s*[=:\-\u2013\u2014]\s)/;
-const ENTRY = /^\s*([A-Z][A-Za-z/]{0,4})\s*[=:\-\u2013\u2014]\s*(\S.*?)\.?\s*$/;
-
-export function levelOf(meaning: string): PermissionLevel {
-  const m = meaning.toLowerCase();
-  if (/\bnot (permitted|allowed)\b|\bprohibited\b/.test(m)) return 'prohibited';
-  if (/special permit|conditional|board of appeals/.test(m)) return 'conditional_use';
-  if (/site plan|administrative|staff review/.test(m)) return 'administrative_approval';
-  if (/with (standards|conditions)|subject to (standards|conditions)/.test(m)) return 'permitted_with_standards';
-  if (/\bpermitted\b|by right|\ballowed\b/.test(m)) return 'by_right';
-  return 'unknown';
-}
-
-/** The legend a line states, or null when it states fewer than two marks. */
-export function readLegend(line: string): Map<string, { meaning: string; level: PermissionLevel }> | null {
-  const body = line.replace(/^\s*(legend|key)\s*:\s*/i, '');
-  const marks = new Map<string, { meaning: string; level: PermissionLevel }>();
-  for (const piece of body.split(SPLIT)) {
-    const m = ENTRY.exec(piece);
-    if (m) marks.set(m[1], { meaning: m[2], level: levelOf(m[2]) });
-  }
-  return marks.size >= 2 && [...marks.values()].some((v) => v.level !== 'unknown') ? marks : null;
-}
-
-const MARK = /^([A-Z]{1,4})(?:\s*\(?(\d{1,2}|\*{1,3})\)?)?$/;
-
-/** Which district each column speaks for: its code, or the enclosing district for numbered columns. */
-function columnDistricts(header: Row, known: Set<string>, around: string | null): Map<number, { code: string; column: string; variant: number | null }> | null {
-  const cols = new Map<number, { code: string; column: string; variant: number | null }>();
-  header.cells.forEach((c, i) => {
-    if (i === 0 || c.text === '') return;
-    const code = normalizeCode(c.text);
-    if (known.has(code)) cols.set(i, { code, column: c.text, variant: null });
-    else if (around && /^\d$/.test(c.text)) cols.set(i, { code: around, column: c.text, variant: Number(c.text) });
-  });
-  const coded = [...cols.values()].filter((v) => v.variant === null).length;
-  return coded >= 1 || cols.size >= 1 ? cols : null;
+export interface BlankRule extends Span {
+  text: string;
+  level: PermissionLevel;
+  section: { ref: string; heading: string | null } | null;
 }
 
 export interface UseTableInput {
-  table: Table;
-  grid: Grid; // the same table as the document model holds it (spans resolved)
-  hints: OrdinanceHints;
+  grid: Grid;
+  layout: Layout;
+  name: string | null; // how the table is named in facts and issues: its ref, caption or section
   text: string;
   citer: Citer;
   section: { ref: string; heading: string | null } | null;
-  known: Set<string>; // district codes the code establishes
-  around: string | null; // the district whose section holds the table
-  legendNearby: string[]; // paragraphs after the table, where a legend may stand
-  inherited: Legend['marks'] | null; // the legend an earlier use table of the same code printed
+  context: string; // prose before the table in its section and its parent's (prose legends)
+  near: Span[]; // the paragraphs just before and after the table, in its section
+  hints: OrdinanceHints;
+  inherited: { marks: Marks; from: string | null } | null; // another use table's key
+  blankRule: BlankRule | null;
   issues: ParseIssue[];
 }
 
-export function readUseTable(input: UseTableInput): { permissions: PermissionRecord[]; legend: Legend['marks'] } | null {
-  const { table, text, citer, section, known, around, issues } = input;
-  const headerAt = table.rows.slice(0, 3).findIndex((r) => columnDistricts(r, known, around) !== null);
-  if (headerAt < 0) return null;
-  const header = table.rows[headerAt];
-  const cols = columnDistricts(header, known, around) as NonNullable<ReturnType<typeof columnDistricts>>;
-  const body = table.rows.slice(headerAt + 1);
-  // a use table's cells are short marks; a dimensional table with district columns is not one
-  const cells = body.flatMap((r) => [...cols.keys()].map((i) => r.cells[i]?.text ?? '')).filter((t) => t !== '');
-  const marks = cells.filter((t) => MARK.test(t) || readValue(t).kind === 'dash');
-  if (cells.length === 0 || marks.length / cells.length < 0.8) return null;
-
-  let legend: Legend = { marks: new Map(), row: null };
-  for (const r of body) {
-    const found = r.cells[0] ? readLegend(r.cells[0].text) : null;
-    if (found) legend = { marks: found, row: r };
-  }
-  if (!legend.row) {
-    for (const p of input.legendNearby) {
-      const found = readLegend(p);
-      if (found) {
-        legend = { marks: found, row: null };
-        break;
-      }
-    }
-  }
-  // a table is a use table when its title says so, or when it prints a legend of its own
-  const titled = /\buses?\b/i.test(table.title?.text ?? '');
-  if (!titled && legend.marks.size === 0) return null;
-  const ref = table.ref ?? (section ? `§ ${section.ref}` : null);
-  if (legend.marks.size === 0 && input.inherited) {
-    legend = { marks: input.inherited, row: null };
-    issues.push({ severity: 'warning', code: 'legend_inherited', detail: `${ref}: prints no legend; read with the legend of the code's earlier use tables`, locator: { table: ref, start: table.start, end: table.end } });
-  }
-  if (legend.marks.size === 0) issues.push({ severity: 'warning', code: 'legend_missing', detail: `${ref ?? 'a use table'}: no legend found; its marks are kept with level unknown`, locator: { table: ref, start: table.start, end: table.end } });
-
-  const footnotes = new Map<string, string>();
-  for (const r of body) {
-    const m = /^(\d{1,2}|\*{1,3})\s+(\S.*)$/.exec(r.cells[0]?.text ?? '');
-    if (m && r.cells.slice(1).every((c) => c.text === '')) footnotes.set(m[1], m[2]);
-  }
-  const labelCount = new Map<string, number>();
-  for (const r of body) {
-    const label = normalizeLabel(r.cells[0]?.text ?? '');
-    labelCount.set(label, (labelCount.get(label) ?? 0) + 1);
-  }
-
-  const out: PermissionRecord[] = [];
-  let category: string | null = null;
-  for (const row of body) {
-    if (row === legend.row || row.ambiguous) continue;
-    const label = row.cells[0]?.text ?? '';
-    const values = [...cols.keys()].map((i) => row.cells[i]?.text ?? '');
-    if (label === '' || /^(\d{1,2}|\*{1,3})\s/.test(label)) continue;
-    if (values.every((v) => v === '')) {
-      category = label;
-      continue;
-    }
-    const normalized = normalizeLabel(label);
-    const keyLabel = (labelCount.get(normalized) ?? 0) > 1 && category ? normalizeLabel(`${label} ${category}`) : normalized;
-    for (const [i, col] of cols) {
-      const cell = row.cells[i];
-      if (!cell || cell.text === '' || readValue(cell.text).kind === 'dash') continue;
-      const m = MARK.exec(cell.text);
-      const symbol = m ? m[1] : cell.text;
-      const meaning = legend.marks.get(symbol);
-      if (!meaning) issues.push({ severity: 'warning', code: 'symbol_unknown', detail: `${ref}: "${cell.text}" for ${label} in ${col.column} is not in the legend; kept with level unknown`, locator: { table: ref, row: label, column: col.column, start: cell.start, end: cell.end } });
-      const note = m?.[2] ? `note ${m[2]}${footnotes.has(m[2]) ? `: ${footnotes.get(m[2])}` : ''}` : null;
-      const variant = col.variant && col.variant > 1 ? `column ${col.variant} of ${ref}` : null;
-      const level = meaning?.level ?? 'unknown';
-      out.push({
-        district_code: col.code,
-        use_label_raw: label,
-        use_label_normalized: keyLabel,
-        symbol,
-        level,
-        process: level === 'conditional_use' || level === 'administrative_approval' ? (meaning?.meaning ?? null) : null,
-        conditions: [variant, note].filter(Boolean).join('; ') || null,
-        table_ref: col.variant && col.variant > 1 ? `${ref}, column ${col.variant}` : ref,
-        citation: citer.cite({ start: row.start, end: row.end }, { section: section?.ref ?? null, heading: section?.heading ?? null, table: ref, row: label, column: col.column }, section?.ref ?? null),
-      });
-    }
-  }
-  return { permissions: out, legend: legend.marks };
+export interface UseTableRead {
+  permissions: PermissionRecord[];
+  indeterminate: PermissionRecord[];
+  marks: Marks; // the key the table was read with, when the document printed it
 }
 
-const UNLISTED = /\b(?:a |any )?uses?(?: categories)?(?: that are)? not (?:listed|identified|named|shown)(?: (?:in|on) (Table [\dA-Za-z.]+?))?\.?,? (?:is|are|shall be) (not permitted|prohibited|permitted by special permit|permitted)\b[^.]*\./gi;
+const distinct = (cells: GridCell[]) => cells.filter((c, i) => cells.indexOf(c) === i);
+
+/** The key a table prints (a key cell, a note on its pages) or the paragraphs around it in its section state. */
+export function ownKey(grid: Grid, text: string, context: string, near: Span[] = [...grid.before, ...grid.after]): Marks {
+  const marks: Marks = new Map();
+  const add = (found: Marks | null) => {
+    for (const [k, v] of found ?? []) if (!marks.has(k)) marks.set(k, v);
+  };
+  for (const r of grid.rows) for (const c of distinct(r.cells)) if (c.text.length >= 5) add(readKey(c.text));
+  for (const n of grid.notes) add(readKey(text.slice(n.start, n.end)));
+  for (const p of near) {
+    const t = text.slice(p.start, p.end);
+    if (t.length <= 600) add(readKey(t));
+    add(readProseKey(t));
+  }
+  add(readProseKey(context));
+  return marks;
+}
+
+/** Whether a table's value cells read as marks: the shape of a use table. */
+export function marksShare(grid: Grid, layout: Layout): { marks: number; filled: number } {
+  let marks = 0;
+  let filled = 0;
+  for (const r of grid.rows.slice(layout.headerEnd + 1)) {
+    for (const c of distinct(layout.columns.map((col) => r.cells[col.index]))) {
+      const covers = layout.columns.filter((col) => r.cells[col.index] === c).length;
+      if (!c?.text || (covers > 1 && covers === layout.columns.length)) continue;
+      filled++;
+      if (cellKind(c.text) === 'mark') marks++;
+    }
+  }
+  return { marks, filled };
+}
+
+const NUMBER = /^(\*?(?:\d{1,3}[A-Za-z]?|[A-Z]|[ivx]{1,4})[.,)]|\(\d{1,3}[a-z]?\))\s+(?=\S)/;
+
+/** A row's name and its number: "1. Detached House" → "Detached House", "1.". */
+export function splitLabel(raw: string): { label: string; number: string | null } {
+  const s = raw.replace(/\s+/g, ' ').trim();
+  const m = NUMBER.exec(s);
+  if (!m || s.length === m[0].length) return { label: s, number: null };
+  return { label: s.slice(m[0].length).trim(), number: m[1] };
+}
+
+interface ReadMark {
+  kind: 'mark' | 'blank' | 'dash' | 'unknown';
+  level: PermissionLevel;
+  entry: LegendEntry | null;
+  parts: Array<{ mark: string; level: PermissionLevel; meaning: string | null }> | null;
+  note: string | null; // the footnote key it points to
+}
+
+const SUPER: Record<string, string> = { '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9', '⁰': '0' };
+
+function noteKey(decoration: string): string | null {
+  const d = decoration.trim();
+  if (!d) return null;
+  const inner = /^[[(]\s*([A-Za-z0-9]{1,3})\s*[\])]$/.exec(d);
+  if (inner) return inner[1];
+  if (/^\*+$/.test(d)) return d;
+  const sup = [...d].map((c) => SUPER[c] ?? '').join('');
+  return sup || d;
+}
+
+/** A cell's mark through the key. */
+export function readMark(raw: string, marks: Marks): ReadMark {
+  const t = raw.replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim();
+  const none: ReadMark = { kind: 'unknown', level: 'unknown', entry: null, parts: null, note: null };
+  if (t === '') return { ...none, kind: 'blank' };
+  const whole = marks.get(markKey(t));
+  if (whole) return { ...none, kind: 'mark', level: whole.level, entry: whole };
+  const core = markCore(t);
+  const note = noteKey(t.slice(core.length));
+  const direct = marks.get(markKey(core));
+  if (direct) return { kind: 'mark', level: direct.level, entry: direct, parts: null, note };
+  const pieces = core.split(/\s*\/\s*/);
+  if (pieces.length > 1 && pieces.every((p) => marks.has(markKey(p)))) {
+    const parts = pieces.map((p) => {
+      const e = marks.get(markKey(p)) as LegendEntry;
+      return { mark: p, level: e.level, meaning: e.meaning };
+    });
+    return { kind: 'mark', level: parts[0].level, entry: null, parts, note };
+  }
+  if (/^[-\u2010-\u2015\u2212]+$/.test(core)) return { ...none, kind: 'dash', note };
+  return { ...none, note };
+}
+
+/** Footnotes of a table: rows, page notes and the paragraphs after it that start with a note's key. */
+function footnotesOf(grid: Grid, text: string, labelCols: number[]): Map<string, string> {
+  const notes = new Map<string, string>();
+  const LINE = /^\s*(?:\(\s*(\d{1,2}|[a-z])\s*\)|\[\s*(\d{1,2}|[A-Z])\s*\]|(\d{1,2})[.:]|(\*{1,3})|([¹²³⁴⁵⁶⁷⁸⁹]+)|note\s+(\d{1,2})[.:]?)\s+(\S.*)$/i;
+  const take = (line: string) => {
+    const m = LINE.exec(line);
+    if (!m) return;
+    const key = m[1] ?? m[2] ?? m[3] ?? m[4] ?? (m[5] ? noteKey(m[5]) : null) ?? m[6];
+    if (key && !notes.has(key)) notes.set(key, line.trim());
+  };
+  for (const r of grid.rows) {
+    const cells = distinct(r.cells).filter((c) => c.text);
+    if (cells.length === 1 && labelCols.includes(cells[0].col)) take(cells[0].text);
+  }
+  for (const s of [...grid.notes, ...grid.after]) for (const line of text.slice(s.start, s.end).split('\n')) take(line);
+  return notes;
+}
+
+/** A cell spanning k rows that prints k marks, one a row ("SP SP" over two rows of a PDF): this row's mark. */
+function splitsOver(cell: GridCell | undefined, row: GridRow, grid: Grid, marks: Marks): string | null {
+  if (!cell || cell.rowspan < 2) return null;
+  const parts = cell.text.split(/\s+/);
+  const at = grid.rows.indexOf(row) - cell.row;
+  if (parts.length !== cell.rowspan || at < 0 || at >= parts.length) return null;
+  return parts.every((p) => readMark(p, marks).kind === 'mark') ? parts[at] : null;
+}
+
+const repeatsHeader = (row: GridRow, columns: DistrictColumn[]) => {
+  const hits = columns.filter((c) => {
+    const t = row.cells[c.index]?.text ?? '';
+    return t !== '' && (t === c.printed || c.printed.endsWith(` ${t}`) || c.codes.includes(t));
+  });
+  return hits.length >= Math.max(Math.min(2, columns.length), Math.ceil(columns.length / 2));
+};
+
+/** The permissions a use table states. */
+export function readUseTable(input: UseTableInput): UseTableRead {
+  const { grid, layout, text, citer, section, issues, name: ref } = input;
+  const own = ownKey(grid, text, input.context, input.near);
+  const marks: Marks = new Map(own);
+  for (const [k, v] of Object.entries(input.hints.legend ?? {})) {
+    const key = markKey(k);
+    if (!marks.has(key)) marks.set(key, { meaning: v.process ?? v.level.replace(/_/g, ' '), level: v.level, source: 'hint' });
+  }
+  const locator = { section: section?.ref ?? null, table: ref, start: grid.start, end: grid.end };
+  if (marks.size === 0 && input.inherited) {
+    for (const [k, v] of input.inherited.marks) marks.set(k, v);
+    issues.push({ severity: 'warning', code: 'legend_inherited', detail: `${ref ?? 'a use table'}: prints no legend; read with the legend of ${input.inherited.from ?? "the code's other use tables"}`, locator });
+  }
+  if (marks.size === 0) issues.push({ severity: 'warning', code: 'legend_missing', detail: `${ref ?? 'a use table'}: no legend found; its marks are kept with level unknown`, locator });
+  if (layout.unknown.length) issues.push({ severity: 'warning', code: 'district_code_unknown', detail: `${ref ?? 'a use table'}: header codes ${layout.unknown.join(', ')} name no district the code or its map holds; their columns are not read`, locator });
+
+  const notes = footnotesOf(grid, text, layout.labelCols);
+  let body = grid.rows.slice(layout.headerEnd + 1);
+  // with no header found, a first row whose value is no mark of the key is the header ("Use Category | PSR")
+  if (layout.headerEnd < 0 && body.length && marks.size > 0) {
+    const first = body[0].cells[layout.columns[0].index]?.text ?? '';
+    if (first && readMark(first, marks).kind === 'unknown') {
+      layout.columns[0].printed = first;
+      body = body.slice(1);
+    }
+  }
+  const firstCol = layout.columns[0].index;
+  type Row = { row: GridRow; label: string; raw: string; number: string | null; category: string | null };
+  const uses: Row[] = [];
+  let category: string | null = null;
+  for (const row of body) {
+    if (row.ambiguous) continue;
+    const labelCells = distinct(layout.labelCols.map((i) => row.cells[i]));
+    const spansValues = labelCells.some((c) => c.col + c.colspan > firstCol);
+    const raw = labelCells.map((c) => c.text).filter(Boolean).join(' ');
+    const values = distinct(layout.columns.map((c) => row.cells[c.index]));
+    if (distinct(row.cells).some((c) => c.text.length >= 5 && readKey(c.text))) continue; // a legend row
+    if (spansValues) {
+      if (raw) category = raw;
+      continue;
+    }
+    if (row.header) continue; // the header printed again
+    if (repeatsHeader(row, layout.columns)) continue;
+    const filled = values.filter((c) => c.text !== '');
+    if (filled.length === 0) {
+      if (raw && !/^(\d{1,2}|\*{1,3})\s/.test(raw)) category = raw;
+      continue;
+    }
+    if (values.length === 1 && layout.columns.length > 1) continue; // one cell across the districts: a note or a group
+    const { label, number } = splitLabel(raw);
+    const words = (c: GridCell) => cellKind(c.text) === 'text' && readMark(c.text, marks).kind === 'unknown' && !splitsOver(c, row, grid, marks);
+    if (filled.filter(words).length * 2 > filled.length) {
+      issues.push({ severity: 'warning', code: 'row_unread', detail: `${ref}: the row "${raw}" prints words where its marks should be; not read`, locator: { ...locator, start: row.start, end: row.end } });
+      continue;
+    }
+    if (!label) {
+      issues.push({ severity: 'warning', code: 'label_missing', detail: `${ref}: a row prints marks and no use name; not read`, locator: { ...locator, start: row.start, end: row.end } });
+      continue;
+    }
+    uses.push({ row, label, raw, number, category });
+  }
+
+  const labelCount = new Map<string, number>();
+  for (const u of uses) labelCount.set(normalizeLabel(u.label), (labelCount.get(normalizeLabel(u.label)) ?? 0) + 1);
+  const permissions: PermissionRecord[] = [];
+  const indeterminate: PermissionRecord[] = [];
+  let blanks = 0;
+  for (const u of uses) {
+    const normalized = normalizeLabel(u.label);
+    const keyLabel = (labelCount.get(normalized) ?? 0) > 1 && u.category ? normalizeLabel(`${u.label} ${u.category}`) : normalized;
+    const standards = layout.trailing
+      .map((t) => ({ t, cell: u.row.cells[t.index] }))
+      .filter(({ cell }) => cell?.text && !readKey(cell.text))
+      .map(({ t, cell }) => `${t.name}: ${cell.text}`);
+    for (const col of layout.columns) {
+      const cell = u.row.cells[col.index];
+      const printed = (splitsOver(cell, u.row, grid, marks) ?? cell?.text ?? '').replace(/\s+/g, ' ').trim();
+      const read = readMark(printed, marks);
+      const tableRef = col.variant && col.variant > 1 ? `${ref}, column ${col.variant}` : ref;
+      const variant = col.variant && col.variant > 1 ? `column ${col.variant} of ${ref}` : null;
+      const locatorOf = { section: section?.ref ?? null, heading: section?.heading ?? null, table: ref, row: u.raw, column: col.printed };
+      const cite = citer.cite({ start: u.row.start, end: u.row.end }, locatorOf, section?.ref ?? null);
+      const base = { use_label_raw: u.label, use_label_normalized: keyLabel, table_ref: tableRef, row_number: u.number, category: u.category };
+      if (read.kind === 'blank' && input.blankRule) {
+        const rule = input.blankRule;
+        for (const code of col.codes)
+          permissions.push({
+            ...base,
+            district_code: code,
+            symbol: '',
+            level: rule.level,
+            process: null,
+            conditions: [variant, 'blank cell, read by the rule the citation quotes', ...standards].filter(Boolean).join('; '),
+            citation: citer.cite(rule, { ...locatorOf, section: rule.section?.ref ?? null, heading: rule.section?.heading ?? null }, rule.section?.ref ?? null),
+          });
+        continue;
+      }
+      if (read.kind === 'blank' || read.kind === 'dash') {
+        blanks += col.codes.length;
+        const why = read.kind === 'blank' ? 'blank cell; the code states no rule for blank cells' : `"${printed}" is not in the legend`;
+        for (const code of col.codes) indeterminate.push({ ...base, district_code: code, symbol: printed, level: 'indeterminate', process: null, conditions: [variant, why, ...standards].filter(Boolean).join('; '), citation: cite });
+        continue;
+      }
+      if (read.kind === 'unknown' && marks.size > 0)
+        issues.push({ severity: 'warning', code: 'symbol_unknown', detail: `${ref}: "${printed}" for ${u.label} in ${col.printed} is not in the legend; kept with level unknown`, locator: { ...locatorOf, start: cell.start, end: cell.end } });
+      const note = read.note ? `note ${read.note}${notes.has(read.note) ? `: ${notes.get(read.note)}` : ''}` : null;
+      const compound = read.parts ? `${read.parts.map((x) => x.mark).join('/')}: ${read.parts.map((p) => `${p.mark} = ${p.meaning ?? p.level}`).join(' or ')}; level from its first part` : null;
+      const level = read.level;
+      const meaning = read.entry?.meaning ?? read.parts?.[0].meaning ?? null;
+      for (const code of col.codes)
+        permissions.push({
+          ...base,
+          district_code: code,
+          symbol: printed,
+          level,
+          process: level === 'conditional_use' || level === 'administrative_approval' ? meaning : null,
+          conditions: [variant, compound, note, ...standards].filter(Boolean).join('; ') || null,
+          ...(read.parts ? { parts: read.parts } : {}),
+          citation: cite,
+        });
+    }
+  }
+  if (blanks > 0)
+    issues.push({ severity: 'warning', code: 'cells_indeterminate', detail: `${ref}: ${blanks} district cells are blank or print a dash the legend does not define, and the code states no rule for them; kept as indeterminate`, locator });
+  return { permissions, indeterminate, marks: own };
+}
+
+const UNLISTED =
+  /\b(?:a |any )?uses?(?: categories| types?)?(?: that are| which are)? not (?:listed|identified|named|shown)(?: (?:in|on) (?:the )?(?:use )?(Table [\dA-Za-z.-]+?|tables?|this (?:article|section|chapter|ordinance)))?\.?,? (?:is|are|shall be) (?:also |hereby )?(not permitted|prohibited|permitted by special permit|permitted)\b[^.]*\./gi;
+
+// "No building … shall be used … for any use not expressly permitted in that district"
+const NOT_PERMITTED = /\bno\s+(?:building|structure|land|lot|premises)\b[^.]{0,200}?\b(?:shall|may)\s+be\s+used\b[^.]{0,200}?\bfor\s+any\s+(?:use|purpose)\s+(?:(?:that\s+is\s+)?not\s+(?:expressly\s+|specifically\s+)?(?:permitted|allowed|listed)|other\s+than)\b[^.]*\./gi;
 
 /** The code's rule for uses its tables never name; the one tied to the widest use table wins. */
 export function readUnlistedRule(text: string, citer: Citer, sectionOf: (offset: number) => { ref: string; heading: string | null } | null, preferTable: string | null): UnlistedUseRecord | null {
   let best: { rec: UnlistedUseRecord; score: number } | null = null;
-  for (const m of text.matchAll(UNLISTED)) {
-    const start = (m.index ?? 0) + (m[0].length - m[0].trimStart().length);
-    const result = /permitted by special permit/i.test(m[2]) ? 'conditional' : /not permitted|prohibited/i.test(m[2]) ? 'prohibited' : 'permitted';
+  const consider = (start: number, end: number, result: UnlistedUseRecord['result'], score: number) => {
     const sec = sectionOf(start);
-    const score = (preferTable && m[1] && m[1].replace(/\.$/, '') === preferTable ? 2 : 0) + (/district/i.test(m[0]) || !m[1] ? 1 : 0);
     const rec: UnlistedUseRecord = {
       result,
       process: result === 'conditional' ? 'special permit' : null,
-      citation: citer.cite({ start, end: (m.index ?? 0) + m[0].length }, { section: sec?.ref ?? null, heading: sec?.heading ?? null }, sec?.ref ?? null),
+      citation: citer.cite({ start, end }, { section: sec?.ref ?? null, heading: sec?.heading ?? null }, sec?.ref ?? null),
     };
     if (!best || score > best.score) best = { rec, score };
+  };
+  for (const m of text.matchAll(UNLISTED)) {
+    const start = (m.index ?? 0) + (m[0].length - m[0].trimStart().length);
+    const result = /permitted by special permit/i.test(m[2]) ? 'conditional' : /not permitted|prohibited/i.test(m[2]) ? 'prohibited' : 'permitted';
+    const named = m[1] && /^Table /.test(m[1]) ? m[1].replace(/\.$/, '') : null;
+    consider(start, (m.index ?? 0) + m[0].length, result, (preferTable && named === preferTable ? 2 : 0) + (/district/i.test(m[0]) || !m[1] ? 1 : 0));
   }
-  return best?.rec ?? null;
+  if (!best) for (const m of text.matchAll(NOT_PERMITTED)) consider(m.index ?? 0, (m.index ?? 0) + m[0].length, 'prohibited', 0);
+  return (best as { rec: UnlistedUseRecord } | null)?.rec ?? null;
 }

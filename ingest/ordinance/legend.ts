@@ -1,0 +1,117 @@
+// The key a use table is read through, as the code prints it: a key line or cell ("P = permitted
+// by-right S = special use approval req'd - = Not allowed", "Y – Yes; N – No; SP – Special
+// Permit", "P - Permitted • SP - Special Permit Required"), or prose that quotes each mark
+// ('Uses identified with a "P" are permitted by-right', 'A “C” indicates … a conditional use').
+// A mark's level comes from the words of its meaning; a meaning whose words say none is `unknown`.
+// The code's rule for blank cells ("A blank cell indicates that a use type is not allowed") is
+// read the same way. Pure.
+import type { PermissionLevel } from '../types.ts';
+import type { Span } from './text.ts';
+
+export interface LegendEntry {
+  meaning: string;
+  level: PermissionLevel;
+  source: 'table' | 'text' | 'hint';
+}
+
+export type Marks = Map<string, LegendEntry>;
+
+/** The level a meaning's words give. Refusals are tested first, approvals before plain permission. */
+export function levelOf(meaning: string): PermissionLevel {
+  const m = meaning.toLowerCase().replace(/\s+/g, ' ');
+  if (/\bnot (?:be )?(?:permitted|allowed)\b|\bprohibited\b|\bnot an? (?:permitted|allowed)\b|^\W*no\b|\bexcluded\b/.test(m)) return 'prohibited';
+  if (/special (?:permit|use|exception)|conditional|board of (?:zoning )?appeals|planned (?:unit )?development|\bhearing\b/.test(m)) return 'conditional_use';
+  if (/site plan|administrative|staff review|zoning (?:administrator|officer)|\bminor\b.*\breview\b/.test(m)) return 'administrative_approval';
+  if (/with (?:standards|conditions)|subject to (?:specific |use[- ]specific |supplemental )?(?:standards|conditions)|\blimited\b/.test(m)) return 'permitted_with_standards';
+  if (/\bpermitted\b|by[\s-]?right|\ballowed\b|^\W*yes\b|\bpermits?\b/.test(m)) return 'by_right';
+  return 'unknown';
+}
+
+/** A mark as a key: dashes one hyphen, quotes and a trailing period dropped, upper case. */
+export function markKey(raw: string): string {
+  return raw
+    .normalize('NFKC')
+    .replace(/[\u2010-\u2015\u2212]/g, '-')
+    .replace(/^["“”'‘’]+|["“”'‘’.]+$/g, '')
+    .replace(/\s+/g, '')
+    .toUpperCase();
+}
+
+const MARK = String.raw`(?:[A-Z]{1,4}\*{0,2}|[A-Z]{1,3}\/[A-Z\-]{1,3}|[-\u2013\u2014\u2022\u25cf]|["“][^"”\s]{1,4}["”])`;
+const ENTRY = new RegExp(String.raw`(?:^|(?<=[\s•;,.(]))(${MARK})\s*(=|:|[\u2013\u2014]|-(?=\s))\s*(?=\S)`, 'g');
+
+/**
+ * The entries a key prints ("P = …  S = …", "Y – Yes; N – No"), or null when it prints fewer than
+ * two, or none whose words give a level. Each meaning runs to the next entry.
+ */
+export function readKey(text: string): Marks | null {
+  const body = text.replace(/^\s*(?:legend|key)\s*:?\s*/i, '');
+  const hits = [...body.matchAll(ENTRY)];
+  if (hits.length < 2) return null;
+  const marks: Marks = new Map();
+  hits.forEach((h, i) => {
+    const from = (h.index ?? 0) + h[0].length;
+    const to = i + 1 < hits.length ? (hits[i + 1].index ?? body.length) : body.length;
+    const lines = body.slice(from, to).split('\n');
+    let raw = lines[0];
+    for (const l of lines.slice(1)) {
+      if (!/^\s*[a-z(]/.test(l)) break;
+      raw += ` ${l.trim()}`;
+    }
+    const meaning = raw.replace(/[\s•;,]+$/, '').replace(/\.$/, '').trim();
+    if (!meaning || meaning.length > 120) return;
+    const key = markKey(h[1]);
+    if (!marks.has(key)) marks.set(key, { meaning, level: levelOf(meaning), source: 'table' });
+  });
+  return marks.size >= 2 && [...marks.values()].some((v) => v.level !== 'unknown') ? marks : null;
+}
+
+const QUOTED = /(?:^|[\s(])["“‘]\s*([A-Z]{1,4}\*?|[A-Z]{1,3}\/[A-Z]{1,3}|[-\u2013\u2014])\s*\.?\s*["”’]/g;
+
+/** Sentences of a text with their offsets; a period inside closing quotes ends one too (“Y.” If …), and so does a blank line. */
+export function sentences(text: string, base = 0): Array<Span & { text: string }> {
+  const out: Array<Span & { text: string }> = [];
+  const push = (from: number, to: number) => {
+    const raw = text.slice(from, to);
+    const lead = raw.length - raw.trimStart().length;
+    const t = raw.trim();
+    if (t) out.push({ text: t, start: base + from + lead, end: base + from + lead + t.length });
+  };
+  const re = /(?<!\b(?:Sec|Secs|Art|Ch|No|Nos|Ord|Coun|St|Para|Fig|J))[.!?]["”’)]*(?=\s+["“(]?[A-Z0-9])|\n[ \t]*\n/g;
+  let from = 0;
+  for (const m of text.matchAll(re)) {
+    const to = (m.index ?? 0) + (m[0].startsWith('\n') ? 0 : m[0].length);
+    push(from, to);
+    from = (m.index ?? 0) + m[0].length;
+  }
+  push(from, text.length);
+  return out;
+}
+
+/** Marks that prose quotes one to a sentence, each with the level the sentence's words give. */
+export function readProseKey(text: string): Marks {
+  const marks: Marks = new Map();
+  for (const s of sentences(text)) {
+    const quoted = [...s.text.matchAll(QUOTED)];
+    if (quoted.length !== 1 || s.text.length > 400) continue;
+    if (/\b(?:column|row|number|cell)s?\b[^.]*\bindicates?\b/i.test(s.text) && !/\b(?:use|permit|allow)/i.test(s.text)) continue;
+    const rest = s.text.replace(quoted[0][0], ' ');
+    const level = levelOf(rest);
+    if (level === 'unknown' || !/\b(?:use|uses|permitted|allowed|prohibited|denoted|identified|indicates?|means?)\b/i.test(s.text)) continue;
+    const key = markKey(quoted[0][1]);
+    if (!marks.has(key)) marks.set(key, { meaning: s.text, level, source: 'text' });
+  }
+  return marks;
+}
+
+const BLANK = /\b(?:blank|empty)\s+(?:cells?|spaces?|boxes?|entr(?:y|ies))\b|\bcells?\s+(?:that\s+(?:is|are)\s+|left\s+)blank\b|\bno\s+(?:symbol|letter|mark|entry)\b[^.]*\b(?:cell|table|column)\b/i;
+
+/** The code's rule for a blank cell, with the level it gives, from a text's sentences; null when none says. */
+export function readBlankRule(text: string, base = 0): (Span & { text: string; level: PermissionLevel }) | null {
+  for (const s of sentences(text, base)) {
+    if (!BLANK.test(s.text)) continue;
+    const level = levelOf(s.text.replace(BLANK, ' '));
+    if (level !== 'unknown') return { ...s, level };
+  }
+  return null;
+}
