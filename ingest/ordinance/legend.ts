@@ -20,10 +20,10 @@ export type Marks = Map<string, LegendEntry>;
 export function levelOf(meaning: string): PermissionLevel {
   const m = meaning.toLowerCase().replace(/\s+/g, ' ');
   if (/\bnot (?:be )?(?:permitted|allowed)\b|\bprohibited\b|\bnot an? (?:permitted|allowed)\b|^\W*no\b|\bexcluded\b/.test(m)) return 'prohibited';
-  if (/special (?:permit|use|exception)|conditional|board of (?:zoning )?appeals|planned (?:unit )?development|\bhearing\b/.test(m)) return 'conditional_use';
+  if (/special (?:permit|use|exception)|conditional|board of (?:zoning )?(?:appeals|adjustment)|zoning board|planning (?:board|commission)|(?:city|town|village) council|planned (?:unit )?development|\bhearing\b/.test(m)) return 'conditional_use';
   if (/site plan|administrative|staff review|zoning (?:administrator|officer)|\bminor\b.*\breview\b/.test(m)) return 'administrative_approval';
-  if (/with (?:standards|conditions)|subject to (?:specific |use[- ]specific |supplemental )?(?:standards|conditions)|\blimited\b/.test(m)) return 'permitted_with_standards';
-  if (/\bpermitted\b|by[\s-]?right|\ballowed\b|^\W*yes\b|\bpermits?\b/.test(m)) return 'by_right';
+  if (/with (?:standards|conditions)|subject to (?:the |specific |use[- ]specific |supplemental |additional )*(?:standards|conditions|requirements)|\blimited\b/.test(m)) return 'permitted_with_standards';
+  if (/\bpermitted\b|by[\s-]?right|\ballowed\b|^\W*yes\b|\bpermits?\b|\baccessory\b/.test(m)) return 'by_right';
   return 'unknown';
 }
 
@@ -104,7 +104,8 @@ export function readProseKey(text: string): Marks {
   return marks;
 }
 
-const BLANK = /\b(?:blank|empty)\s+(?:cells?|spaces?|boxes?|entr(?:y|ies))\b|\bcells?\s+(?:that\s+(?:is|are)\s+|left\s+)blank\b|\bno\s+(?:symbol|letter|mark|entry)\b[^.]*\b(?:cell|table|column)\b/i;
+const BLANK =
+  /\b(?:blank|empty)\s+(?:cells?|spaces?|boxes?|entr(?:y|ies))\b|\b(?:cells?|boxes|spaces?)\s+(?:that\s+(?:is|are)\s+|left\s+)blank\b|\b(?:indicated|denoted|shown|marked)\s+(?:by|as|with)\s+a\s+blank\b|\bno\s+(?:symbol|letter|mark|entry)\b[^.]*\b(?:cell|table|column)\b/i;
 
 /** The code's rule for a blank cell, with the level it gives, from a text's sentences; null when none says. */
 export function readBlankRule(text: string, base = 0): (Span & { text: string; level: PermissionLevel }) | null {

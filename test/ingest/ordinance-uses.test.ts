@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { sharedDir } from '../../activities/fetch.ts';
 import { GOAL, type GoldDoc, scoreUses } from '../../bench/ordinance-score.ts';
 import { parseOrdinance } from '../../ingest/ordinance/index.ts';
+import { levelOf, readBlankRule } from '../../ingest/ordinance/legend.ts';
 import type { OrdinanceParse, PermissionRecord } from '../../ingest/types.ts';
 
 const real = (p: string) => readFileSync(resolve(sharedDir(), 'real', p));
@@ -378,5 +379,33 @@ describe('the gold samples, scored', () => {
     const s = scoreUses(gold(g), [...p.permissions, ...(p.indeterminate ?? [])]);
     expect(s.precision, s.wrong.join('\n')).toBeGreaterThanOrEqual(GOAL.precision);
     expect(s.recall, s.missed.slice(0, 10).join('\n')).toBeGreaterThanOrEqual(GOAL.recall);
+  });
+});
+
+describe('the words of a key', () => {
+  test('give the level of each mark; words that give none are unknown, never guessed', () => {
+    const cases: Array<[string, string]> = [
+      ['Permitted by right', 'by_right'],
+      ['Yes', 'by_right'],
+      ['Accessory use', 'by_right'],
+      ['Permitted subject to the standards of Section 4', 'permitted_with_standards'],
+      ['Limited use', 'permitted_with_standards'],
+      ['Administrative review', 'administrative_approval'],
+      ['Site plan approval required', 'administrative_approval'],
+      ['Special Exception', 'conditional_use'],
+      ['Zoning Board of Adjustment approval', 'conditional_use'],
+      ["planned development approval req'd", 'conditional_use'],
+      ['No', 'prohibited'],
+      ['Not allowed', 'prohibited'],
+      ['See Section 12', 'unknown'],
+    ];
+    for (const [words, level] of cases) expect(levelOf(words), words).toBe(level);
+  });
+
+  test('a code’s rule for blank cells in its own words; a blank wall is no blank cell', () => {
+    expect(readBlankRule('Uses not permitted in a district are indicated by a blank.')?.level).toBe('prohibited');
+    expect(readBlankRule('If no letter appears in a cell, the use is prohibited in that district.')?.level).toBe('prohibited');
+    expect(readBlankRule('An empty cell means the use requires a special permit.')?.level).toBe('conditional_use');
+    expect(readBlankRule('Facades may have a maximum blank wall area of thirty five (35) feet.')).toBeNull();
   });
 });
