@@ -61,8 +61,10 @@ export async function resolveScope(db: Queryable, p: Record<string, any>): Promi
         WHERE j.boundary IS NOT NULL AND ST_DWithin(j.boundary::geography, g.geom::geography, $3::float8)`,
       [text, text.startsWith('{'), (p.buffer ?? 0) * 0.3048],
     )
-    .catch((err: Error) => {
-      throw invalid('geometry', `is not valid WKT or GeoJSON: ${err.message}`);
+    .catch((err: Error & { code?: string }) => {
+      // a timeout or a lost connection is not the caller's geometry; PostgreSQL's words never reach the caller
+      if (err.code && /^(08|53|57)/.test(err.code)) throw err;
+      throw invalid('geometry', 'is not valid WKT or GeoJSON (Point through MultiPolygon, GeoJSON in lon,lat)');
     });
   return { kind: 'geometry', ids: rows.map((r) => r.id), label: 'geometry' };
 }

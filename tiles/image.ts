@@ -2,7 +2,7 @@
 // map version, the as_of date and when the source was retrieved, fit to attach to a memo.
 // Drawn as SVG from PostGIS (ST_AsSVG in pixel space; it flips y itself) and rasterized by resvg.
 import { createHash } from 'node:crypto';
-import { Resvg } from '@resvg/resvg-js';
+import { renderAsync } from '@resvg/resvg-js';
 import { invalid, notFound } from '../core/errors.ts';
 import { requireId } from '../core/ids.ts';
 import type { Queryable } from '../store/db.ts';
@@ -124,6 +124,7 @@ export async function renderExhibit(db: Queryable, r: ImageRequest): Promise<{ p
 <rect x="0" y="${r.height - 70}" width="${r.width}" height="70" fill="#fff" stroke="#999"/>
 ${lines.map((l, i) => `<text x="10" y="${r.height - 48 + i * 20}" font-size="13" font-family="DejaVu Sans" fill="#222">${esc(l)}</text>`).join('\n')}
 </svg>`;
-  const png = new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } }).render().asPng();
+  // drawn off the event loop (resvg's thread pool): a large exhibit must not hold up other calls
+  const png = (await renderAsync(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } })).asPng();
   return { png: Buffer.from(png), stamp };
 }

@@ -102,11 +102,12 @@ export async function loadedDatabase(label: string, load: (url: string) => Promi
       await load(url);
       await admin.query(`ALTER DATABASE ${admin.escapeIdentifier(name)} WITH is_template true`);
     }
+    // cloned under the lock: a run of other code drops this template only between clones
+    const copy = `landlex_t_${label}_${process.pid}_${Date.now().toString(36)}`;
+    const url = await urlFor(copy, name);
+    return { url, drop: () => drop(url) };
   } finally {
     await admin.query('SELECT pg_advisory_unlock(7301003)').catch(() => {});
     await admin.end();
   }
-  const copy = `landlex_t_${label}_${process.pid}_${Date.now().toString(36)}`;
-  const url = await urlFor(copy, name);
-  return { url, drop: () => drop(url) };
 }

@@ -143,3 +143,25 @@ test('a map exhibit: a PNG of the parcel with the layer drawn and the stamp nami
     expect(bad.body.detail.error).toMatchObject({ code: 'parameter_invalid', field: 'bbox' });
   }
 });
+
+test('a large exhibit is drawn off the event loop: calls made while it draws keep being answered', async () => {
+  // every Cambridge parcel at 2048 x 2048 takes seconds to draw; /health is asked again and again meanwhile
+  const began = Date.now();
+  let done = 0;
+  const image = fetch(`${server.url}/map/parcel/image?bbox=-71.1099,42.3587,-71.0879,42.3806&width=2048&height=2048`, { headers: { 'X-API-Key': key } }).then(async (r) => {
+    await r.arrayBuffer();
+    done = Date.now();
+    return r.status;
+  });
+  const answered: number[] = [began];
+  while (!done) {
+    const r = await fetch(`${server.url}/health`);
+    await r.arrayBuffer();
+    expect(r.status).toBe(200);
+    answered.push(Date.now());
+  }
+  expect(await image).toBe(200);
+  const gaps = answered.slice(1).map((t, i) => t - answered[i]);
+  // drawn on the event loop, the process answers nothing for as long as the drawing takes
+  expect(Math.max(...gaps)).toBeLessThan((done - began) / 3);
+});
