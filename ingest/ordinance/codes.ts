@@ -44,6 +44,13 @@ export function prefixOf(code: string): string | null {
   return m ? m[1] : null;
 }
 
+const nameKey = (name: string | null) =>
+  (name ?? '')
+    .toLowerCase()
+    .replace(/\b(?:districts?|zones?)\b/g, ' ')
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+
 export type Evidence = 'heading' | 'list' | 'use_table' | 'dimension_table' | 'map';
 
 export interface IndexEntry {
@@ -59,6 +66,7 @@ export class DistrictIndex {
   private aliases = new Map<string, string>();
   readonly families = new Set<string>(); // keys of codes the text names as families ("RS" districts)
   private sequences: string[][] = [];
+  private names = new Map<string, string | null>(); // a name → its code; null when two districts bear it
   private next = 0;
 
   constructor(aliases: Record<string, string> = {}) {
@@ -112,6 +120,20 @@ export class DistrictIndex {
     return m !== null && this.families.has(m[1]);
   }
 
+  /** Remembers a district's name ("Agricultural District" for R-A), so a header that prints the name reads as the code. */
+  addName(name: string | null, code: string): void {
+    const k = nameKey(name);
+    if (!k) return;
+    const held = this.names.get(k);
+    this.names.set(k, held === undefined || held === code ? code : null);
+  }
+
+  /** The code of the one district bearing a name, or null. */
+  byName(name: string): string | null {
+    const k = nameKey(name);
+    return (k && this.names.get(k)) || null;
+  }
+
   /** Remembers an order the code lists districts in (a table header, a list), for ranges. */
   addSequence(codes: string[]): void {
     const keys = codes.map((c) => this.entry(c)?.key).filter((k): k is string => !!k);
@@ -138,6 +160,21 @@ const MERGED = /^([A-Z]+)[\s-]?(\d+(?:\.\d+)?)\s*[-\u2013]\s*(\d+(?:\.\d+)?)$/;
 export interface ReadCodes {
   codes: string[]; // as printed (joined when split over lines)
   how: 'one' | 'split' | 'list' | 'merged' | 'range';
+  at: number; // which of the texts names them (the upper of the two, for a split code)
+}
+
+/** A header's text without what dresses a code: a footnote mark (R-1*, R-1¹, R-1 (a)), a name in parentheses, a trailing "District". */
+function undressed(text: string): string {
+  let s = text;
+  for (let prev = ''; prev !== s; ) {
+    prev = s;
+    s = s
+      .replace(/\s*(?:\*+|[\u00b9\u00b2\u00b3\u2070-\u2079]+|\[[A-Za-z0-9]{1,3}\]|\([a-z0-9]{1,2}\))$/, '')
+      .replace(/^(\S.*?)\s*\([^()]*[a-z][^()]*\)$/, '$1')
+      .replace(/\s+(?:districts?|zones?)$/i, '')
+      .trim();
+  }
+  return s;
 }
 
 /**
@@ -146,35 +183,42 @@ export interface ReadCodes {
  * `accept` says whether a code is known; merged columns and ranges are read only when each end is.
  */
 export function readCodes(texts: string[], accept: (code: string) => boolean, index: DistrictIndex | null): ReadCodes | null {
-  const clean = texts.map((t) => t.normalize('NFKC').replace(/[\u2010-\u2015]/g, '-').replace(/\s+/g, ' ').trim()).filter(Boolean);
-  if (clean.length === 0) return null;
-  const last = clean[clean.length - 1];
-  const tries: Array<{ text: string; how: ReadCodes['how'] }> = [];
-  if (clean.length >= 2) {
-    const prev = clean[clean.length - 2];
-    if (/^[A-Z]+$/.test(prev) && /^\d[\d.A-Z]*(?:\s*-\s*[\d.]+)?$/.test(last)) tries.push({ text: `${prev}${last}`, how: 'split' });
+  const clean = texts.map((t) => undressed(t.normalize('NFKC').replace(/[\u2010-\u2015]/g, '-').replace(/\s+/g, ' ').trim()));
+  if (clean.every((t) => !t)) return null;
+  const n = clean.length;
+  const tries: Array<{ text: string; how: ReadCodes['how']; at: number }> = [];
+  if (n >= 2) {
+    const [prev, last] = clean.slice(-2);
+    if (/^[A-Z]+$/.test(prev) && /^\d[\d.A-Z]*(?:\s*-\s*[\d.]+)?$/.test(last)) tries.push({ text: `${prev}${last}`, how: 'split', at: n - 2 });
   }
-  tries.push({ text: last, how: 'one' });
+  // the lowest text first, then those above it ("R-1" over "Single Family")
+  for (let i = n - 1; i >= 0; i--) if (clean[i]) tries.push({ text: clean[i], how: 'one', at: i });
   for (const t of tries) {
     const one = t.text.replace(/[:.]$/, '');
     const bare = one.replace(/\s(?:to|through|thru|and|or)\s/g, ' ');
     if (/[a-z]/.test(bare) || bare.replace(/\s/g, '').length > 24) continue;
-    if (accept(one)) return { codes: [one], how: t.how };
+    const at = t.at;
+    if (accept(one)) return { codes: [one], how: t.how, at };
     const spaced = one.replace(/^([A-Z]+)\s(\d)/, '$1$2');
-    if (spaced !== one && accept(spaced)) return { codes: [spaced], how: t.how };
+    if (spaced !== one && accept(spaced)) return { codes: [spaced], how: t.how, at };
     const merged = MERGED.exec(one);
     if (merged) {
       const [, letters, a, b] = merged;
       const pair = [`${letters}${a}`, `${letters}${b}`];
-      if (Number(b) > Number(a) && pair.every(accept)) return { codes: pair, how: 'merged' };
+      if (Number(b) > Number(a) && pair.every(accept)) return { codes: pair, how: 'merged', at };
     }
     const list = splitCodeList(one);
-    if (list && list.length > 1 && list.every(accept)) return { codes: list, how: 'list' };
+    if (list && list.length > 1 && list.every(accept)) return { codes: list, how: 'list', at };
     const range = RANGE.exec(one);
     if (range && index && accept(range[1]) && accept(range[2])) {
       const codes = index.range(range[1], range[2]);
-      if (codes && codes.length > 1) return { codes, how: 'range' };
+      if (codes && codes.length > 1) return { codes, how: 'range', at };
     }
+  }
+  // a district's name instead of its code ("Agricultural" for R-A), when one district bears it
+  for (let i = n - 1; i >= 0 && index; i--) {
+    const code = index.byName(clean[i]);
+    if (code && accept(code)) return { codes: [code], how: 'one', at: i };
   }
   return null;
 }

@@ -62,9 +62,10 @@ export function layoutOf(grid: Grid, opts: LayoutOptions): Layout | null {
       const top = cells[cells.length - 1];
       if (texts.length === 0 || top === previous) continue;
       previous = top;
-      const read = readCodes(texts.slice(-2), accept, opts.index);
-      const from = read?.how === 'split' ? cells[cells.length - 2] : top;
-      if (read) columns.push({ index: col, codes: read.codes.map(resolve), printed: read.how === 'split' ? texts.slice(-2).join(' ') : texts[texts.length - 1], variant: null, start: from.start, end: top.end });
+      const read = readCodes(texts, accept, opts.index);
+      const from = read ? cells[read.at] : top;
+      const to = read?.how === 'split' ? cells[read.at + 1] : from;
+      if (read) columns.push({ index: col, codes: read.codes.map(resolve), printed: read.how === 'split' ? texts.slice(read.at, read.at + 2).join(' ') : texts[read.at], variant: null, start: from.start, end: to.end });
       else unknown.push(...(splitCodeList(texts[texts.length - 1].replace(/:$/, '')) ?? []).filter((c) => c.length > 1 && !accept(c)));
     }
     if (columns.length > 0 && (!best || columns.length > best.columns.length)) best = { end, columns, unknown };

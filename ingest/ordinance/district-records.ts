@@ -67,9 +67,13 @@ export function readDistricts(input: DistrictInput): DistrictReading {
     if (!h.strong) continue;
     if (h.family) index.addFamily(h.codes[0]);
     else for (const c of h.codes) index.add(c, 'heading');
+    if (!h.family && h.codes.length === 1) index.addName(h.name, index.resolve(h.codes[0]) as string);
   }
   const lists = listDistricts(text, nodes, grids);
-  for (const e of lists) for (const c of e.codes) index.add(c, 'list');
+  for (const e of lists) {
+    for (const c of e.codes) index.add(c, 'list');
+    if (e.codes.length === 1) index.addName(e.name, index.resolve(e.codes[0]) as string);
+  }
   index.addSequence(lists.flatMap((e) => e.codes));
   const weak = heads.filter((h) => !h.strong);
   const open = index.size === 0 && index.families.size === 0;

@@ -59,7 +59,7 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
   const accept = (code: string) => known.has(index.resolve(code) ?? '');
 
   // each table's reading: a use table (its districts, its own key) or not; a table that prints no key is read with another's (reported)
-  const plans = doc.tables.map((table) => planTable({ table, text, nodes, byNode, index, accept, hints }));
+  const plans = doc.tables.map((table) => planTable({ table, tables: doc.tables, text, nodes, byNode, index, accept, hints }));
   const inheritFor = (i: number): { marks: Marks; from: string | null } | null => {
     const order = [...plans.slice(0, i).reverse(), ...plans.slice(i + 1)];
     const donor = order.find((p) => p.isUse && p.key.size > 0);
@@ -80,7 +80,7 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
     if (plan.isUse && layout) {
       const rule = readBlankRule(`${plan.context}\n\n${[...grid.notes, ...plan.near].map((s) => text.slice(s.start, s.end)).join('\n\n')}`);
       const blankRule = rule ? locateRule(rule, text, grid, nodes) : null;
-      const read = readUseTable({ grid, layout, name, text, citer, section, context: plan.context, near: plan.near, hints, inherited: plan.key.size > 0 ? null : inheritFor(i), blankRule, issues });
+      const read = readUseTable({ grid, layout, name, text, citer, section, context: plan.context, near: plan.near, keyTables: plan.keyTables, hints, inherited: plan.key.size > 0 ? null : inheritFor(i), blankRule, issues });
       permissions.push(...read.permissions);
       indeterminate.push(...read.indeterminate);
       const width = new Set([...read.permissions, ...read.indeterminate].map((u) => u.district_code)).size;

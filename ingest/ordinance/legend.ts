@@ -6,6 +6,7 @@
 // The code's rule for blank cells ("A blank cell indicates that a use type is not allowed") is
 // read the same way. Pure.
 import type { PermissionLevel } from '../types.ts';
+import type { Grid } from './model.ts';
 import type { Span } from './text.ts';
 
 export interface LegendEntry {
@@ -64,6 +65,21 @@ export function readKey(text: string): Marks | null {
     if (!marks.has(key)) marks.set(key, { meaning, level: levelOf(meaning), source: 'table' });
   });
   return marks.size >= 2 && [...marks.values()].some((v) => v.level !== 'unknown') ? marks : null;
+}
+
+const MARK_CELL = /^(?:["“]?(?:[A-Z]{1,4}\*{0,2}|[A-Z]{1,3}\/[A-Z-]{1,3})["”]?|[-\u2013\u2014\u2022\u25cf])$/;
+
+/** A key printed as a table of its own: a mark in one cell, its meaning in the next ("P | Permitted by right"). */
+export function readKeyTable(grid: Grid): Marks | null {
+  const marks: Marks = new Map();
+  for (const r of grid.rows) {
+    const cells = r.cells.filter((c, i) => r.cells.indexOf(c) === i && c.text);
+    if (cells.length !== 2 || !MARK_CELL.test(cells[0].text.trim())) continue;
+    const meaning = cells[1].text.trim();
+    const level = levelOf(meaning);
+    if (level !== 'unknown' && meaning.length <= 160) marks.set(markKey(cells[0].text), { meaning, level, source: 'table' });
+  }
+  return marks.size >= 2 ? marks : null;
 }
 
 const QUOTED = /(?:^|[\s(])["“‘]\s*([A-Z]{1,4}\*?|[A-Z]{1,3}\/[A-Z]{1,3}|[-\u2013\u2014])\s*\.?\s*["”’]/g;

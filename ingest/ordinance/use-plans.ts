@@ -24,6 +24,7 @@ export interface Plan {
   name: string | null;
   context: string;
   near: Span[];
+  keyTables: Grid[]; // tables beside it in its section, which may print its key
   key: Marks;
   isUse: boolean;
   partial: boolean; // a use table only some of whose columns of marks name districts
@@ -83,6 +84,7 @@ function markColumns(grid: Grid, layout: Layout): number {
 
 export interface PlanInput {
   table: Grid;
+  tables: Grid[]; // every table of the document
   text: string;
   nodes: SectionNode[];
   byNode: Map<SectionNode, string>;
@@ -92,7 +94,7 @@ export interface PlanInput {
 }
 
 export function planTable(input: PlanInput): Plan {
-  const { table, text, nodes, byNode, index, accept, hints } = input;
+  const { table, tables, text, nodes, byNode, index, accept, hints } = input;
   const node = sectionAt(nodes, table.start);
   const around = districtAround(node, byNode);
   let grid = table;
@@ -106,11 +108,12 @@ export function planTable(input: PlanInput): Plan {
   const share = layout ? marksShare(grid, layout) : { marks: 0, filled: 0 };
   const marky = share.filled > 0 && share.marks / share.filled >= 0.8;
   const near = [...grid.before, ...grid.after].filter((s) => sectionAt(nodes, s.start) === node);
-  const key: Marks = marky || (!layout && markish(grid)) ? ownKey(grid, text, context, near) : new Map();
+  const keyTables = tables.filter((t) => t !== table && sectionAt(nodes, t.start) === node && (Math.abs(t.start - table.end) < 600 || Math.abs(table.start - t.end) < 600));
+  const key: Marks = marky || (!layout && markish(grid)) ? ownKey(grid, text, context, near, keyTables) : new Map();
   const titled = /\buses?\b/i.test(`${grid.caption?.text ?? ''} ${node?.record.heading ?? ''} ${node?.parent?.record.heading ?? ''}`);
   const covered = layout ? new Set(layout.columns.map((c) => c.start)).size * 2 >= markColumns(grid, layout) : false;
   const isUse = !!layout && marky && covered && (titled || key.size > 0 || Object.keys(hints.legend ?? {}).length > 0);
-  return { source: table, grid, node, around, layout, name, context, near, key, isUse, partial: !!layout && marky && !covered && (titled || key.size > 0) };
+  return { source: table, grid, node, around, layout, name, context, near, keyTables, key, isUse, partial: !!layout && marky && !covered && (titled || key.size > 0) };
 }
 
 /** One use in one district marked differently by two tables ("C" in § 40.12B, "P" in § 60.1): both are kept, and reported. */

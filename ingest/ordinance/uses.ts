@@ -13,7 +13,7 @@ import { normalizeLabel } from '../labels.ts';
 import type { ParseIssue, PermissionLevel, PermissionRecord, UnlistedUseRecord } from '../types.ts';
 import { cellKind, markCore } from './cells.ts';
 import type { DistrictColumn, Layout } from './columns.ts';
-import { type LegendEntry, type Marks, markKey, readKey, readProseKey } from './legend.ts';
+import { type LegendEntry, type Marks, markKey, readKey, readKeyTable, readProseKey } from './legend.ts';
 import type { Grid, GridCell, GridRow } from './model.ts';
 import type { Citer, Span } from './text.ts';
 
@@ -32,6 +32,7 @@ export interface UseTableInput {
   section: { ref: string; heading: string | null } | null;
   context: string; // prose before the table in its section and its parent's (prose legends)
   near: Span[]; // the paragraphs just before and after the table, in its section
+  keyTables: Grid[]; // tables just before or after it, in its section, that may print its key
   hints: OrdinanceHints;
   inherited: { marks: Marks; from: string | null } | null; // another use table's key
   blankRule: BlankRule | null;
@@ -47,13 +48,14 @@ export interface UseTableRead {
 const distinct = (cells: GridCell[]) => cells.filter((c, i) => cells.indexOf(c) === i);
 
 /** The key a table prints (a key cell, a note on its pages) or the paragraphs around it in its section state. */
-export function ownKey(grid: Grid, text: string, context: string, near: Span[] = [...grid.before, ...grid.after]): Marks {
+export function ownKey(grid: Grid, text: string, context: string, near: Span[] = [...grid.before, ...grid.after], keyTables: Grid[] = []): Marks {
   const marks: Marks = new Map();
   const add = (found: Marks | null) => {
     for (const [k, v] of found ?? []) if (!marks.has(k)) marks.set(k, v);
   };
   for (const r of grid.rows) for (const c of distinct(r.cells)) if (c.text.length >= 5) add(readKey(c.text));
   for (const n of grid.notes) add(readKey(text.slice(n.start, n.end)));
+  for (const k of keyTables) add(readKeyTable(k));
   for (const p of near) {
     const t = text.slice(p.start, p.end);
     if (t.length <= 600) add(readKey(t));
@@ -169,7 +171,7 @@ const repeatsHeader = (row: GridRow, columns: DistrictColumn[]) => {
 /** The permissions a use table states. */
 export function readUseTable(input: UseTableInput): UseTableRead {
   const { grid, layout, text, citer, section, issues, name: ref } = input;
-  const own = ownKey(grid, text, input.context, input.near);
+  const own = ownKey(grid, text, input.context, input.near, input.keyTables);
   const marks: Marks = new Map(own);
   for (const [k, v] of Object.entries(input.hints.legend ?? {})) {
     const key = markKey(k);

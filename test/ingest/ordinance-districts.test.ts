@@ -191,11 +191,12 @@ describe('a code that names its districts by families, headings and a two-line h
     for (const c of ['RS1', 'RS2', 'RT4', 'RM5', 'RM5.5', 'RM6.5']) index.add(c, 'use_table');
     index.addSequence(['RS1', 'RS2', 'RT4', 'RM5', 'RM5.5', 'RM6.5']);
     const accept = (c: string) => index.has(c);
-    expect(readCodes(['RT4 to RM6.5'], accept, index)).toEqual({ codes: ['RT4', 'RM5', 'RM5.5', 'RM6.5'], how: 'range' });
+    expect(readCodes(['RT4 to RM6.5'], accept, index)).toMatchObject({ codes: ['RT4', 'RM5', 'RM5.5', 'RM6.5'], how: 'range' });
     expect(readCodes(['RM6.5 to RT4'], accept, index)).toBeNull(); // backwards: no order gives it
-    expect(readCodes(['RS', '2'], accept, index)).toEqual({ codes: ['RS2'], how: 'split' });
-    expect(readCodes(['RM 5-5.5'], accept, index)).toEqual({ codes: ['RM5', 'RM5.5'], how: 'merged' });
-    expect(readCodes(['RS 1'], accept, index)).toEqual({ codes: ['RS 1'], how: 'one' });
+    expect(readCodes(['RS', '2'], accept, index)).toEqual({ codes: ['RS2'], how: 'split', at: 0 });
+    expect(readCodes(['RM 5-5.5'], accept, index)).toEqual({ codes: ['RM5', 'RM5.5'], how: 'merged', at: 0 });
+    expect(readCodes(['RS 1'], accept, index)).toEqual({ codes: ['RS 1'], how: 'one', at: 0 });
+    expect(readCodes(['RS1*', 'Single-Unit'], accept, index)).toEqual({ codes: ['RS1'], how: 'one', at: 0 }); // a note mark, a name under the code
     expect(readCodes(['Zoning Districts'], accept, index)).toBeNull();
   });
 });

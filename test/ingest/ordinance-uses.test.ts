@@ -409,3 +409,39 @@ describe('the words of a key', () => {
     expect(readBlankRule('Facades may have a maximum blank wall area of thirty five (35) feet.')).toBeNull();
   });
 });
+
+const DRESSED = `<html><body>
+<h2>1 Districts</h2>
+<p>The following districts are hereby established:</p>
+<ul><li>AG: Agricultural</li><li>R-1: Single Family Residential</li><li>C-1: General Commercial</li></ul>
+<h2>2 Uses</h2>
+<table>
+<tr><th>Symbol</th><th>Meaning</th></tr>
+<tr><td>P</td><td>Permitted by right</td></tr>
+<tr><td>S</td><td>Special use permit required</td></tr>
+<tr><td>—</td><td>Not permitted</td></tr>
+</table>
+<table>
+<caption>Table 2.1 Land Uses</caption>
+<thead>
+<tr><th>Use</th><th>Agricultural</th><th>R-1*</th><th>C-1</th></tr>
+<tr><th></th><th></th><th>Single Family Residential</th><th>(General Commercial)</th></tr>
+</thead>
+<tbody>
+<tr><td>Farm</td><td>P</td><td>—</td><td>—</td></tr>
+<tr><td>House</td><td>S</td><td>P</td><td>—</td></tr>
+<tr><td>Store</td><td>—</td><td>—</td><td>P</td></tr>
+</tbody>
+</table>
+<p>* Lots of record before 1990 only.</p>
+</body></html>`;
+
+describe('a header that dresses its codes (a note mark, the name under the code, a district’s name alone) and a key printed as a table of its own', () => {
+  test('each column reads as its district, through the key table beside it', async () => {
+    const p = await parseOrdinance(bytes(DRESSED), { mediaType: 'text/html' });
+    expect(marksOf(rowOf(p, 'House'))).toEqual(['AG S conditional_use', 'R-1 P by_right', 'C-1 — prohibited']);
+    expect(marksOf(rowOf(p, 'Store'))).toEqual(['AG — prohibited', 'R-1 — prohibited', 'C-1 P by_right']);
+    expect(rowOf(p, 'House')[1].citation.locator.column).toBe('R-1*');
+    expect(p.issues.filter((i) => /legend|table_unread|symbol_unknown/.test(i.code))).toEqual([]);
+  });
+});
