@@ -63,6 +63,18 @@ async function knownControlTypes(db: Queryable, types: string[] | undefined): Pr
   return [...new Set(types.flatMap((t) => [t, ...(CONTRACT_CONTROL_TYPES[t] ?? [])]))];
 }
 
+/**
+ * Base districts at the location for which the code text held states nothing (no permission, no
+ * control): the text was consulted and is silent there, often because the district is regulated
+ * elsewhere (a planned development's own ordinance, another chapter).
+ */
+function silentDistricts(item: Record<string, unknown>) {
+  const shares = (item.share ?? []) as Array<{ district: { code: string }; control: unknown[]; permission: unknown[] }>;
+  return shares
+    .filter((s) => s.control.length === 0 && s.permission.length === 0)
+    .map((s) => ({ layer: 'zoning_text', district: s.district.code, reason: `the code text held states no permission or control for district ${s.district.code}` }));
+}
+
 /** The earliest date any answering layer retains; before it the law is not known to us. */
 function retentionStart(coverage: Awaited<ReturnType<typeof coverageBlock>>): string | null {
   const dates = Object.values(earliestRetained(coverage));
@@ -108,6 +120,7 @@ async function rule(req: { services: Services; params: Record<string, any> }, c:
   item.not_consulted = [
     ...LAW_LAYERS.filter((l) => !held.has(l)).map((layer) => ({ layer, reason: 'no public source for this layer is held for this jurisdiction' })),
     ...coarse,
+    ...(held.has('zoning_text') ? silentDistricts(item) : []),
     ...[...include].filter((i) => i in NOT_CONSULTED_INCLUDES).map((layer) => ({ layer, via: 'include', reason: NOT_CONSULTED_INCLUDES[layer] })),
   ];
   const block = asOfBlock({ ...c, asOf }, earliestRetained(coverage), segments);
