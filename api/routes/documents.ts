@@ -57,8 +57,11 @@ async function versionsOf(db: { query: (s: string, p: unknown[]) => Promise<{ ro
     `SELECT id, document_id, number, sha256, byte_size, media_type, retrieved_at, url, loaded_at FROM document_version WHERE document_id = ANY($1::text[]) ORDER BY document_id, number DESC`,
     [ids],
   );
-  return rows.map((v) => ({ id: v.id, document: v.document_id, number: v.number, sha256: v.sha256, byte_size: Number(v.byte_size), media_type: v.media_type, retrieved_at: new Date(v.retrieved_at).toISOString(), url: v.url, loaded: v.loaded_at !== null }));
+  return rows.map((v) => ({ id: v.id, document: v.document_id, number: v.number, sha256: v.sha256, byte_size: Number(v.byte_size), media_type: v.media_type, retrieved_at: new Date(v.retrieved_at).toISOString(), url: publicOnly(v.url), loaded: v.loaded_at !== null }));
 }
+
+/** Where a version was fetched, shown only when it is a public address (a local path is ours alone). */
+const publicOnly = (url: string | null) => (url && /^https?:\/\//i.test(url) ? url : null);
 
 export const documentRoutes = defineRoutes([
   {

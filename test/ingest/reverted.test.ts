@@ -123,6 +123,10 @@ describe("Somerville's ordinance A → B → A", () => {
     expect(v3.id).not.toBe(v1.id);
     expect([v1.retrieved_at, v2.retrieved_at, v3.retrieved_at]).toEqual(['2026-03-05T12:00:00.000Z', '2026-03-12T12:00:00.000Z', '2026-03-19T12:00:00.000Z']);
     expect(doc.version.every((v: { loaded: boolean }) => v.loaded)).toBe(true);
+    // the bytes were read from a local file: no address is shown, never the local path
+    expect(doc.url_canonical).toBeNull();
+    expect(doc.version.map((v: { url: string | null }) => v.url)).toEqual([null, null, null]);
+    expect(JSON.stringify(r.body)).not.toContain('file:');
   });
 
   test('A once more, the same bytes as the current version: no version, no fact, no event', async () => {
