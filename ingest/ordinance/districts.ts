@@ -37,7 +37,8 @@ export function headingDistricts(node: SectionNode): HeadingDistrict | null {
   const above = chain.slice(1).join(' / ');
   const overlay = /overlay/i.test(chain.join(' / '));
   const named = NAMED.exec(heading);
-  if (named && isCodeShaped(named[2]) && !NOT_A_CODE.test(named[2])) {
+  // a code that reads as a roman numeral ("(VI)") counts where the heading says district
+  if (named && (isCodeShaped(named[2]) || (/^[IVX]{1,4}$/.test(named[2]) && DISTRICT_WORD.test(heading))) && !NOT_A_CODE.test(named[2])) {
     const name = named[1].replace(/[\s,:;-]+$/, '');
     return { node, codes: [named[2].trim()], name, family: false, strong: DISTRICT_WORD.test(heading) || DISTRICT_WORD.test(above), overlay };
   }

@@ -12,7 +12,7 @@ import type { Grid } from './model.ts';
 import { ancestors, buildSections, type SectionNode, sectionAt } from './sections.ts';
 import { gridToTable } from './tables.ts';
 import { Citer, OffsetIndex } from './text.ts';
-import { locateRule, planTable, reportConflicts, unreadTable } from './use-plans.ts';
+import { continueTables, locateRule, planTable, reportConflicts, unreadTable } from './use-plans.ts';
 import { readUnlistedRule, readUseTable } from './uses.ts';
 
 export interface OrdinanceOptions {
@@ -60,6 +60,7 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
 
   // each table's reading: a use table (its districts, its own key) or not; a table that prints no key is read with another's (reported)
   const plans = doc.tables.map((table) => planTable({ table, tables: doc.tables, text, nodes, byNode, index, accept, hints }));
+  continueTables(plans);
   const inheritFor = (i: number): { marks: Marks; from: string | null } | null => {
     const order = [...plans.slice(0, i).reverse(), ...plans.slice(i + 1)];
     const donor = order.find((p) => p.isUse && p.key.size > 0);

@@ -13,7 +13,7 @@ import type { Marks } from './legend.ts';
 import type { Grid } from './model.ts';
 import { type SectionNode, sectionAt } from './sections.ts';
 import type { Span } from './text.ts';
-import { type BlankRule, marksShare, ownKey } from './uses.ts';
+import { type BlankRule, isMarkCell, marksShare, ownKey } from './uses.ts';
 
 export interface Plan {
   source: Grid; // the table as the document model holds it
@@ -116,6 +116,17 @@ export function planTable(input: PlanInput): Plan {
   return { source: table, grid, node, around, layout, name, context, near, keyTables, key, isUse, partial: !!layout && marky && !covered && (titled || key.size > 0) };
 }
 
+/** A table with no header of its own right after a use table of the same width, whose cells are marks: the use table going on (over a page). */
+export function continueTables(plans: Plan[]): void {
+  for (let i = 1; i < plans.length; i++) {
+    const p = plans[i];
+    const prev = plans[i - 1];
+    if (p.layout || !prev.isUse || !prev.layout || p.grid.width !== prev.grid.width) continue;
+    if (p.source.start - prev.source.end > 3000 || !markish(p.grid)) continue;
+    Object.assign(p, { layout: { ...prev.layout, headerEnd: -1, unknown: [] }, name: prev.name, key: prev.key, context: prev.context, isUse: true, partial: false });
+  }
+}
+
 /** One use in one district marked differently by two tables ("C" in § 40.12B, "P" in § 60.1): both are kept, and reported. */
 export function reportConflicts(permissions: PermissionRecord[], issues: ParseIssue[]): void {
   const by = new Map<string, PermissionRecord[]>();
@@ -143,7 +154,7 @@ export function locateRule(rule: { text: string; level: BlankRule['level'] }, te
 /** Whether most value cells of a table are marks ("P", "SP", "N"), with at least a few of them. */
 function markish(grid: Grid): boolean {
   const cells = grid.rows.flatMap((r) => r.cells.filter((c, i) => i > 0 && c.col === i && c.text));
-  const marks = cells.filter((c) => cellKind(c.text) === 'mark').length;
+  const marks = cells.filter((c) => isMarkCell(c.text)).length;
   return marks >= 6 && marks / cells.length >= 0.6;
 }
 

@@ -13,7 +13,7 @@ import { normalizeLabel } from '../labels.ts';
 import type { ParseIssue, PermissionLevel, PermissionRecord, UnlistedUseRecord } from '../types.ts';
 import { cellKind, markCore } from './cells.ts';
 import type { DistrictColumn, Layout } from './columns.ts';
-import { type LegendEntry, type Marks, markKey, readKey, readKeyTable, readProseKey } from './legend.ts';
+import { type LegendEntry, levelOf, type Marks, markKey, readKey, readKeyTable, readProseKey } from './legend.ts';
 import type { Grid, GridCell, GridRow } from './model.ts';
 import type { Citer, Span } from './text.ts';
 
@@ -74,13 +74,29 @@ export function marksShare(grid: Grid, layout: Layout): { marks: number; filled:
       const covers = layout.columns.filter((col) => r.cells[col.index] === c).length;
       if (!c?.text || (covers > 1 && covers === layout.columns.length)) continue;
       filled++;
-      if (cellKind(c.text) === 'mark') marks++;
+      if (isMarkCell(c.text)) marks++;
     }
   }
   return { marks, filled };
 }
 
 const NUMBER = /^(\*?(?:\d{1,3}[A-Za-z]?|[A-Z]|[ivx]{1,4})[.,)]|\(\d{1,3}[a-z]?\))\s+(?=\S)/;
+
+const ROW_NUMBER = /^(?:\*?(?:\d{1,3}[A-Za-z]?|[A-Z]|[ivx]{1,4})[.,)]?|\(\d{1,3}[a-z]?\))$/;
+
+/** A row's name from its label cells: a number in a cell of its own apart, a section reference in another label column kept as a condition. */
+export function nameOf(cells: GridCell[], headOf: (col: number) => string): { label: string; number: string | null; refs: string[] } {
+  let number: string | null = null;
+  const parts: string[] = [];
+  const refs: string[] = [];
+  cells.forEach((c, i) => {
+    if (i === 0 && cells.length > 1 && ROW_NUMBER.test(c.text)) number = c.text;
+    else if (i > 0 && parts.length > 0 && (cellKind(c.text) === 'ref' || cellKind(c.text) === 'number')) refs.push(`${headOf(c.col)}: ${c.text}`);
+    else parts.push(c.text);
+  });
+  const split = splitLabel(parts.join(' '));
+  return { label: split.label, number: number ?? split.number, refs };
+}
 
 /** A row's name and its number: "1. Detached House" → "Detached House", "1.". */
 export function splitLabel(raw: string): { label: string; number: string | null } {
@@ -97,6 +113,11 @@ interface ReadMark {
   parts: Array<{ mark: string; level: PermissionLevel; meaning: string | null }> | null;
   note: string | null; // the footnote key it points to
 }
+
+const SELF = /^(?:yes|no|permitted|not permitted|prohibited|allowed|not allowed|by right|conditional(?: use)?|special (?:use|permit|exception))$/i;
+
+/** Whether a cell reads as a mark: a short capital mark or dash, or a word that says its meaning. */
+export const isMarkCell = (text: string) => cellKind(text) === 'mark' || SELF.test(markCore(text.trim()).replace(/\.$/, ''));
 
 const SUPER: Record<string, string> = { '¹': '1', '²': '2', '³': '3', '⁴': '4', '⁵': '5', '⁶': '6', '⁷': '7', '⁸': '8', '⁹': '9', '⁰': '0' };
 
@@ -130,6 +151,11 @@ export function readMark(raw: string, marks: Marks): ReadMark {
     return { kind: 'mark', level: parts[0].level, entry: null, parts, note };
   }
   if (/^[-\u2010-\u2015\u2212]+$/.test(core)) return { ...none, kind: 'dash', note };
+  // a cell that says its meaning in words ("Yes", "Not permitted") needs no key
+  if (SELF.test(core.replace(/\.$/, ''))) {
+    const entry: LegendEntry = { meaning: core, level: levelOf(core), source: 'table' };
+    return { kind: 'mark', level: entry.level, entry, parts: null, note };
+  }
   return { ...none, note };
 }
 
@@ -182,7 +208,6 @@ export function readUseTable(input: UseTableInput): UseTableRead {
     for (const [k, v] of input.inherited.marks) marks.set(k, v);
     issues.push({ severity: 'warning', code: 'legend_inherited', detail: `${ref ?? 'a use table'}: prints no legend; read with the legend of ${input.inherited.from ?? "the code's other use tables"}`, locator });
   }
-  if (marks.size === 0) issues.push({ severity: 'warning', code: 'legend_missing', detail: `${ref ?? 'a use table'}: no legend found; its marks are kept with level unknown`, locator });
   if (layout.unknown.length) issues.push({ severity: 'warning', code: 'district_code_unknown', detail: `${ref ?? 'a use table'}: header codes ${layout.unknown.join(', ')} name no district the code or its map holds; their columns are not read`, locator });
 
   const notes = footnotesOf(grid, text, layout.labelCols);
@@ -196,7 +221,11 @@ export function readUseTable(input: UseTableInput): UseTableRead {
     }
   }
   const firstCol = layout.columns[0].index;
-  type Row = { row: GridRow; label: string; raw: string; number: string | null; category: string | null };
+  type Row = { row: GridRow; label: string; raw: string; number: string | null; category: string | null; refs: string[] };
+  const headOf = (col: number) => {
+    const texts = grid.rows.slice(0, layout.headerEnd + 1).map((r) => r.cells[col]?.text ?? '').filter(Boolean);
+    return texts[texts.length - 1] ?? `column ${col + 1}`;
+  };
   const uses: Row[] = [];
   let category: string | null = null;
   for (const row of body) {
@@ -204,21 +233,22 @@ export function readUseTable(input: UseTableInput): UseTableRead {
     const labelCells = distinct(layout.labelCols.map((i) => row.cells[i]));
     const spansValues = labelCells.some((c) => c.col + c.colspan > firstCol);
     const raw = labelCells.map((c) => c.text).filter(Boolean).join(' ');
+    const named = nameOf(labelCells.filter((c) => c.text), headOf);
     const values = distinct(layout.columns.map((c) => row.cells[c.index]));
     if (distinct(row.cells).some((c) => c.text.length >= 5 && readKey(c.text))) continue; // a legend row
     if (spansValues) {
       if (raw) category = raw;
       continue;
     }
-    if (row.header) continue; // the header printed again
     if (repeatsHeader(row, layout.columns)) continue;
     const filled = values.filter((c) => c.text !== '');
+    if (row.header && !filled.some((c) => readMark(c.text, marks).kind === 'mark')) continue; // the header printed again
     if (filled.length === 0) {
       if (raw && !/^(\d{1,2}|\*{1,3})\s/.test(raw)) category = raw;
       continue;
     }
     if (values.length === 1 && layout.columns.length > 1) continue; // one cell across the districts: a note or a group
-    const { label, number } = splitLabel(raw);
+    const { label, number, refs } = named;
     const words = (c: GridCell) => cellKind(c.text) === 'text' && readMark(c.text, marks).kind === 'unknown' && !splitsOver(c, row, grid, marks);
     if (filled.filter(words).length * 2 > filled.length) {
       issues.push({ severity: 'warning', code: 'row_unread', detail: `${ref}: the row "${raw}" prints words where its marks should be; not read`, locator: { ...locator, start: row.start, end: row.end } });
@@ -228,7 +258,7 @@ export function readUseTable(input: UseTableInput): UseTableRead {
       issues.push({ severity: 'warning', code: 'label_missing', detail: `${ref}: a row prints marks and no use name; not read`, locator: { ...locator, start: row.start, end: row.end } });
       continue;
     }
-    uses.push({ row, label, raw, number, category });
+    uses.push({ row, label, raw, number, category, refs });
   }
 
   const labelCount = new Map<string, number>();
@@ -243,6 +273,7 @@ export function readUseTable(input: UseTableInput): UseTableRead {
       .map((t) => ({ t, cell: u.row.cells[t.index] }))
       .filter(({ cell }) => cell?.text && !readKey(cell.text))
       .map(({ t, cell }) => `${t.name}: ${cell.text}`);
+    standards.unshift(...u.refs);
     for (const col of layout.columns) {
       const cell = u.row.cells[col.index];
       const printed = (splitsOver(cell, u.row, grid, marks) ?? cell?.text ?? '').replace(/\s+/g, ' ').trim();
@@ -291,6 +322,8 @@ export function readUseTable(input: UseTableInput): UseTableRead {
         });
     }
   }
+  if (marks.size === 0 && permissions.some((x) => x.level === 'unknown'))
+    issues.push({ severity: 'warning', code: 'legend_missing', detail: `${ref ?? 'a use table'}: no legend found; its marks are kept with level unknown`, locator });
   if (blanks > 0)
     issues.push({ severity: 'warning', code: 'cells_indeterminate', detail: `${ref}: ${blanks} district cells are blank or print a dash the legend does not define, and the code states no rule for them; kept as indeterminate`, locator });
   return { permissions, indeterminate, marks: own };

@@ -445,3 +445,46 @@ describe('a header that dresses its codes (a note mark, the name under the code,
     expect(p.issues.filter((i) => /legend|table_unread|symbol_unknown/.test(i.code))).toEqual([]);
   });
 });
+
+const WORDED = `<html><body>
+<h2>1 Districts</h2>
+<h3>1.1 Rural District (RU)</h3><p>Farms.</p>
+<h3>1.2 Village District (VI)</h3><p>Shops.</p>
+<h2>2 Uses</h2>
+<table>
+<caption>Table 2.1 Uses</caption>
+<thead><tr><th>Use</th><th>Standards</th><th>RU</th><th>VI</th></tr></thead>
+<tbody>
+<tr><td>Dwelling</td><td>§ 4.1</td><td>Yes</td><td>Yes</td></tr>
+<tr><td>Kennel</td><td>§ 4.2</td><td>Yes</td><td>No</td></tr>
+<tr><td>Hotel</td><td></td><td>Special permit</td><td>Yes</td></tr>
+</tbody>
+</table>
+<p>Page 2</p>
+<table>
+<tr><td>Store</td><td></td><td>No</td><td>Yes</td></tr>
+<tr><td>Office</td><td>§ 4.3</td><td>Not permitted</td><td>Yes</td></tr>
+<tr><td>Bank</td><td></td><td>No</td><td>Yes</td></tr>
+</table>
+</body></html>`;
+
+describe('cells that say their meaning in words, a standards column beside the name, a table going on over a page without its header', () => {
+  let p: OrdinanceParse;
+  beforeAll(async () => {
+    p = await parseOrdinance(bytes(WORDED), { mediaType: 'text/html' });
+  });
+
+  test('"Yes", "No", "Special permit", "Not permitted" need no key; the section reference beside the name is a condition, not part of it', () => {
+    expect(marksOf(rowOf(p, 'Kennel'))).toEqual(['RU Yes by_right', 'VI No prohibited']);
+    expect(rowOf(p, 'Kennel')[0].conditions).toBe('Standards: § 4.2');
+    expect(rowOf(p, 'Hotel')[0]).toMatchObject({ symbol: 'Special permit', level: 'conditional_use', process: 'Special permit' });
+    expect(p.issues.filter((i) => /legend|symbol_unknown/.test(i.code))).toEqual([]);
+  });
+
+  test('the headerless table after it is the same table going on', () => {
+    expect(marksOf(rowOf(p, 'Office'))).toEqual(['RU Not permitted prohibited', 'VI Yes by_right']);
+    expect(rowOf(p, 'Office')[0]).toMatchObject({ table_ref: 'Table 2.1' });
+    expect(rowOf(p, 'Office')[0].conditions).toContain('§ 4.3');
+    expect(p.permissions).toHaveLength(12);
+  });
+});
