@@ -178,6 +178,7 @@ export const loadCodeText: Loader = async (ctx) => {
     fact_changed: sectionDelta.changed.length + permissionDelta.changed.length + controlDelta.changed.length + districtDelta.changed.length,
     fact_removed: sectionDelta.removed.length + permissionDelta.removed.length + controlDelta.removed.length + districtDelta.removed.length,
     facts_kept: keptCount,
+    cells_indeterminate: parsed.indeterminate?.length ?? 0,
   };
   const entry = { sections: sections.length, permissions: permissions.length, controls: controls.length, tables_unread: issues.filter((i) => i.code === 'table_unread').length, errors: fatal.length };
   return {

@@ -11,6 +11,8 @@ export interface CodeTextEntry {
   tables_unread: number;
   errors: number;
   districts_without_facts?: string[];
+  /** base districts the text establishes that no current map draws (null while no map is held) */
+  districts_not_on_map?: string[] | null;
 }
 
 export function codeTextTier(e: CodeTextEntry): { held: boolean; tier: 'full' | 'partial' | 'none' } {
@@ -34,6 +36,19 @@ export async function mapDistrictsWithoutFacts(client: Client, jurisdictionId: s
   return rows.map((r) => r.code as string);
 }
 
+/** Base districts the code text establishes that the current map does not draw; null while no map is held. */
+export async function textDistrictsNotOnMap(client: Client, jurisdictionId: string): Promise<string[] | null> {
+  const { rows } = await client.query(
+    `SELECT DISTINCT d.code_normalized AS code FROM district d JOIN source s ON s.id = d.source_id
+      WHERE d.jurisdiction_id = $1 AND d.kind = 'base' AND s.kind = 'code_text' AND upper_inf(d.known) AND upper_inf(d.valid)
+        AND NOT EXISTS (SELECT 1 FROM district_area a WHERE a.district_id = d.id AND upper_inf(a.known) AND upper_inf(a.valid))
+      ORDER BY 1`,
+    [jurisdictionId],
+  );
+  const mapHeld = await client.query(`SELECT 1 FROM district_area WHERE jurisdiction_id = $1 AND kind = 'base' AND upper_inf(known) AND upper_inf(valid) LIMIT 1`, [jurisdictionId]);
+  return mapHeld.rowCount ? rows.map((r) => r.code as string) : null;
+}
+
 /** After a load of the code or of the map: each code-text entry's gaps and tier worked out again. */
 export async function refreshZoningTextCoverage(client: Client, jurisdictionId: string): Promise<void> {
   const { rows } = await client.query(`SELECT detail FROM coverage WHERE jurisdiction_id = $1 AND layer = 'zoning_text'`, [jurisdictionId]);
@@ -41,8 +56,9 @@ export async function refreshZoningTextCoverage(client: Client, jurisdictionId: 
   const keys = Object.keys(sources).filter((k) => typeof sources[k].sections === 'number');
   if (keys.length === 0) return;
   const without = await mapDistrictsWithoutFacts(client, jurisdictionId);
+  const notOnMap = await textDistrictsNotOnMap(client, jurisdictionId);
   for (const k of keys) {
-    const entry = { ...sources[k], districts_without_facts: without };
+    const entry = { ...sources[k], districts_without_facts: without, districts_not_on_map: notOnMap };
     Object.assign(entry, codeTextTier(entry));
     await client.query(
       `UPDATE coverage SET detail = jsonb_set(detail, ARRAY['sources', $2::text], $3::jsonb), updated_at = now()

@@ -64,4 +64,19 @@ describe('/rule in Chicago', () => {
     expect(r.body.item.not_consulted).toContainEqual(expect.objectContaining({ layer: 'zoning_text', district: 'PD 991' }));
     expect(r.body.coverage.layer.zoning_text).toMatchObject({ held: true, tier: 'partial' });
   });
+
+  test("coverage names the map's districts the text says nothing of, and the text's the map does not draw", async () => {
+    const r = await get('/coverage?jurisdiction=chicago-il');
+    expect(r.status).toBe(200);
+    const rows = JSON.stringify(r.body);
+    const { rows: cov } = await server.services.pool.query(`SELECT detail FROM coverage WHERE layer = 'zoning_text'`);
+    const entry = cov[0].detail.sources['zoning-ordinance-17-2'];
+    // Chapter 17-2 regulates RS, RT and RM only: the map's business, downtown and PD classes have no facts
+    expect(entry.districts_without_facts).toEqual(expect.arrayContaining(['PD 991', 'B3-2']));
+    // of the residential classes only RT-4A, the 'A' designation 17-2-0105 lays on RT4, is not read
+    expect(entry.districts_without_facts.filter((c: string) => /^R[STM]/.test(c))).toEqual(['RT-4A']);
+    // every district 17-2 establishes is drawn on the map
+    expect(entry.districts_not_on_map).toEqual([]);
+    expect(rows).not.toContain('file:');
+  });
 });
