@@ -17,11 +17,12 @@ export interface ListEntry extends Span {
 }
 
 const TRIGGER =
-  /\b(?:districts?|zones?),?\s(?:[^.:;]{0,80}?\s)?(?:are|is)\s+(?:hereby\s+)?(?:established|created|as follows)\b|\b(?:divided|classified)\s+into\s(?:[^.:;]{0,60}?\s)?(?:districts?|zones?)\b|\bfollowing\s(?:[^.:;]{0,60}?\s)?(?:districts?|zones?)\s(?:[^.:;]{0,40}?\s)?(?:established|created)\b/gi;
+  /\b(?:districts?|zones?),?\s(?:[^.:;]{0,80}?\s)?(?:are|is)\s+(?:hereby\s+)?(?:established|created|as follows)\b|\b(?:divided|classified)\s+into\s(?:[^.:;]{0,60}?\s)?(?:districts?|zones?)\b|\bfollowing\s(?:[^.:;]{0,60}?\s)?(?:districts?|zones?)\s(?:[^.:;]{0,40}?\s)?(?:established|created)\b|\b(?:districts?|zones?)\s+(?:hereby\s+)?established\b|\bestablishment\s+of\s+(?:[\w-]+\s+){0,3}?(?:districts?|zones?)\b/gi;
 const CODE = String.raw`(?:[A-Z]{1,3}\s?&\s?[A-Z]{1,3}|[A-Z][A-Z0-9]*(?:[-.][A-Z0-9]+)*)`;
 const LIST = String.raw`${CODE}(?:\s*(?:,|\/|\band\b)\s*${CODE})*`;
 const BULLET = /^\s*(?:[-•*·\u2022\u25aa]|\d{1,2}[.)]|\([a-z0-9]\))?\s*/;
-const COLON = new RegExp(String.raw`^(${LIST})\s*(?::|[\u2013\u2014]|\s-\s)\s*([A-Z].{0,100}?)\s*$`);
+const COLON = new RegExp(String.raw`^(${LIST})\s*(?::|,|[\u2013\u2014]|\s-\s)\s*([A-Z].{0,100}?)\s*$`);
+const PARENS = new RegExp(String.raw`^(${CODE})\s*\(([A-Z][^()]{2,80})\)\s*\.?$`);
 const WORDS = new RegExp(String.raw`^(${LIST})\s+([A-Z][A-Za-z&,'/ -]{1,80}?\b(?:District|Zone)s?)\.?\s*$`);
 const NAMED = /([A-Z][\w.,'&/ -]{1,60}?)\s*\(([A-Z][A-Z0-9&.\-/]{0,9})\)/g;
 const GAP = 6; // lines of other text a list may hold between its entries (group titles, page numbers)
@@ -30,7 +31,7 @@ const MEASURE = /\s+\d[\d,./]*\s*(?:square|sq\.?|acres?|feet|ft\.?)\b.*$/i;
 /** The code and name a line prints, or null. */
 function entryOf(line: string): { codes: string[]; name: string } | null {
   const s = line.replace(BULLET, '').trim();
-  const m = COLON.exec(s) ?? WORDS.exec(s);
+  const m = COLON.exec(s) ?? WORDS.exec(s) ?? PARENS.exec(s);
   if (m) {
     const codes = splitCodeList(m[1]);
     if (codes) return { codes, name: m[2].replace(MEASURE, '').trim() };

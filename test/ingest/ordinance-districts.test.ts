@@ -277,3 +277,27 @@ describe('a list that establishes districts, the map’s codes, aliases, and a t
     expect(p.permissions.some((x) => x.table_ref === 'Table 9')).toBe(false);
   });
 });
+
+const ESTABLISHED = `# Town Code
+
+## Sec. 27-3. Zoning districts established
+
+- R-1, Single-Family Residential
+- R-2 (Two-Family Residential)
+- B-1 — General Business
+
+## Sec. 27-4. Zoning map
+
+The boundaries are shown on the zoning map.
+`;
+
+describe('a section that establishes districts by its heading, its lines written three ways', () => {
+  test('"R-1, Name", "R-2 (Name)", "B-1 — Name"', async () => {
+    const p = await parseOrdinance(bytes(ESTABLISHED), { mediaType: 'text/markdown' });
+    expect(p.districts.map((d) => [d.code_normalized, d.local_label])).toEqual([
+      ['R-1', 'Single-Family Residential'],
+      ['R-2', 'Two-Family Residential'],
+      ['B-1', 'General Business'],
+    ]);
+  });
+});
