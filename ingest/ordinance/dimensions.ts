@@ -1,18 +1,25 @@
-// Dimensional tables into controls {min, max, unit}. Two shapes:
-// - grids keyed by district (a row or a column per district, a measure per header cell), e.g.
-//   "Table 5.1 Dimensional Requirements";
+// Dimensional tables into controls {min, max, unit}. Three shapes:
+// - grids keyed by district, districts as rows or as columns (dimension-grid.ts), e.g.
+//   "Table 5.1 Dimensional Requirements", Chicago's "District | Minimum Lot Area";
+// - label | value tables inside a district's section ("Minimum lot size | 19 acres"), read as a
+//   grid whose one value column is that district;
 // - building-type panes (Somerville's "a. Lot Standards | b. Building Placement"), read as a
 //   stream of label and value cells. A measure printed with a dash and sub-rows ("Lot Width (min)
 //   –" then "No Driveway Access 32 ft") gives one control per sub-row, qualified by it.
-// A value that is not a plain number is kept as printed (value_text) with min and max null.
-import { normalizeCode } from '../district-list.ts';
+// A value that is not a plain number is kept as printed (value_text) with min and max null. A table
+// that looks dimensional and is not read is reported (table_unread), naming its section and table.
+import type { OrdinanceHints } from '../manifest.ts';
 import type { ControlRecord, ParseIssue } from '../types.ts';
+import type { TableContext } from './dimension-facts.ts';
+import { readDistrictGrid, readLabelValues } from './dimension-grid.ts';
+import { footnotes } from './dimension-notes.ts';
+import { knownCodes } from './district-names.ts';
 import { type Bound, type ControlKind, isGroup, kindOf, readLabel } from './lexicon.ts';
+import { readMeasure } from './measures.ts';
+import type { Grid } from './model.ts';
 import type { Cell, Row, Table } from './tables.ts';
 import type { Citer, Span } from './text.ts';
 import { readValue, type Value } from './values.ts';
-import type { OrdinanceHints } from '../manifest.ts';
-import type { Grid } from './model.ts';
 
 export interface DimensionInput {
   table: Table;
@@ -89,41 +96,6 @@ function record(input: DimensionInput, m: Measure, district: string, values: Cel
   };
 }
 
-/** A grid with one row (or one column) per district and one measure per header cell. */
-function readGrid(input: DimensionInput): ControlRecord[] | null {
-  const { table, known } = input;
-  const rows = table.rows.filter((r) => !r.ambiguous);
-  const notes = footnotesOf(rows);
-  const codeAt = (c: Cell | undefined) => (c && known.has(normalizeCode(c.text)) ? normalizeCode(c.text) : null);
-  const districtRows = rows.filter((r) => codeAt(r.cells[0]));
-  const header = rows.find((r) => !codeAt(r.cells[0]) && r.cells.slice(1).filter((c) => measureOf(c.text)).length >= 2);
-  const out: ControlRecord[] = [];
-  if (header && districtRows.length >= 1) {
-    for (const r of districtRows) {
-      header.cells.forEach((h, i) => {
-        const m = i > 0 ? measureOf(h.text) : null;
-        const cell = r.cells[i];
-        if (!m || !cell || cell.text === '' || readValue(cell.text).kind === 'dash') return;
-        out.push(record(input, m, codeAt(r.cells[0]) as string, [cell], { start: r.start, end: r.end }, null, r.cells[0].text, h.text, notes, null));
-      });
-    }
-    return out;
-  }
-  const codeHeader = rows.find((r) => r.cells.slice(1).filter((c) => codeAt(c)).length >= 2);
-  if (!codeHeader) return null;
-  for (const r of rows) {
-    const m = r === codeHeader ? null : measureOf(r.cells[0]?.text ?? '');
-    if (!m) continue;
-    codeHeader.cells.forEach((h, i) => {
-      const code = i > 0 ? codeAt(h) : null;
-      const cell = r.cells[i];
-      if (!code || !cell || cell.text === '' || readValue(cell.text).kind === 'dash') return;
-      out.push(record(input, m, code, [cell], { start: r.start, end: r.end }, null, r.cells[0].text, h.text, notes, null));
-    });
-  }
-  return out;
-}
-
 interface Parent {
   m: Measure;
   col: number;
@@ -196,9 +168,47 @@ function readPanes(input: DimensionInput): ControlRecord[] {
   return out;
 }
 
+/** The table's name in facts and issues (as the use reader names tables): its ref, else its section, else its caption. */
+export function tableName(grid: Grid, section: DimensionInput['section']): string | null {
+  return grid.ref ?? (section ? `§ ${section.ref}` : null) ?? (grid.caption ? grid.caption.text.replace(/\s+/g, ' ').trim() : null);
+}
+
+// the measures of lots and the buildings on them that district tables state (a sign's height is not one)
+const CORE = /setback|rear_yard|lot_(area|width|depth)|coverage|\.far$|stories|open_space/;
+
+/** Whether a table states district dimensions: two core measures among its first rows and columns, or a caption that says so. */
+function looksDimensional(g: Grid): boolean {
+  // its cells hold figures, not prose (a glossary names lot area and front yard too)
+  const values = g.rows.flatMap((r) => r.cells.slice(1).filter((c, i) => c.text && r.cells.indexOf(c) === i + 1));
+  if (values.filter((c) => /\d/.test(c.text) && c.text.length < 40).length < Math.max(2, values.length * 0.3)) return false;
+  if (/\bdimensional\b|\bsetbacks?\b|\bbulk\b|\blot (area|size|width)\b|\bheight and area\b/i.test(g.caption?.text ?? '')) return true;
+  const labels = new Set([...g.rows.slice(0, 3).flatMap((r) => r.cells.map((c) => c.text)), ...g.rows.flatMap((r) => r.cells.slice(0, 2).map((c) => c.text))]);
+  const kinds = new Set(
+    [...labels]
+      .map((l) => readMeasure(l)?.kind)
+      .filter((k) => k?.known && k.rest === null && CORE.test(k.type))
+      .map((k) => k?.type),
+  );
+  return kinds.size >= 2;
+}
+
 export function readDimensionTable(input: DimensionInput): ControlRecord[] {
-  const grid = readGrid(input);
-  if (grid && grid.length > 0) return grid;
-  const title = input.table.title?.text ?? '';
-  return input.buildingType || /dimension|setback|height/i.test(title) ? readPanes(input) : [];
+  const { grid, citer, section } = input;
+  const known = knownCodes(input.known, input.hints.code_aliases ?? {}, citer.text);
+  const ref = tableName(grid, section);
+  const ctx: TableContext = { citer, section, ref, notes: footnotes(grid, citer.text), buildingType: input.buildingType, issues: input.issues };
+  const read = readDistrictGrid(grid, ctx, known);
+  if (read.controls.length) return read.controls;
+  if (!read.axis && input.around) {
+    const own = readLabelValues(grid, ctx, input.around);
+    if (own.length) return own;
+    const title = input.table.title?.text ?? '';
+    const panes = input.buildingType || /dimension|setback|height/i.test(title) ? readPanes(input) : [];
+    if (panes.length) return panes;
+  }
+  if ((read.axis && read.measures > 0) || looksDimensional(grid)) {
+    const why = read.axis ? 'its districts are named but none of its values could be read' : 'no district it speaks for is named in its header or known for its section';
+    input.issues.push({ severity: 'warning', code: 'table_unread', detail: `${ref ?? 'a table'}: looks dimensional, but ${why}`, locator: { section: section?.ref ?? null, table: ref } });
+  }
+  return [];
 }

@@ -24,21 +24,24 @@ const T = (type: string, exact: RegExp, loose?: RegExp, unit?: string, bound?: B
 // Order matters: the first term whose pattern matches wins.
 const TERMS: Term[] = [
   T('setback_side_sum', /^sumofsidesetbacks?$/, /sumofsidesetbacks?/),
-  T('setback_street_side', /^(secondaryfrontsetbacks?|streetsidesetback|sidestreetsetback|streetside(yard)?)$/, /secondaryfrontsetback|streetsidesetback/),
+  T('setback_street_side', /^(secondaryfrontsetbacks?|streetsidesetbacks?|sidestreetsetbacks?|streetside(yard)?)$/, /secondaryfrontsetback|streetsidesetback/),
   T('setback_front', /^(primaryfrontsetbacks?|frontsetbacks?|frontyard)$/, /primaryfrontsetback|frontsetback|frontyard/),
   T('setback_curb', /^(curbsetback|setbackfromcurb)$/, /curbsetback|setbackfromcurb/),
+  T('rear_yard_open_space', /^rearyardopenspace$/, /rearyardopenspace/),
   T('setback_rear', /^(rearsetbacks?|rearyard)$/, /rearsetback|rearyard/),
-  T('setback_side', /^(sidesetbacks?|sideyard)$/, /sidesetback|sideyard/),
-  T('building_separation', /^buildingseparation$/),
+  T('setback_side', /^(sidesetbacks?|sideyard|interiorsidesetbacks?|interiorsideyard)$/, /sidesetback|sideyard/),
+  T('building_separation', /^(building)?separation$/),
   T('lot_area_per_unit', /^(lotareaperdwellingunit|lotareadwellingunit|lotareaperunit|lotareadu)$/, undefined, 'sq_ft', 'min'),
   T('lot_area', /^(lotarea|lotsize|minimumlotarea|minlotarea)$/, undefined, 'sq_ft', 'min'),
-  T('lot_width', /^(lotwidth|lotfrontage)$/, undefined, 'ft', 'min'),
+  T('lot_width', /^(lotwidth|lotfrontage|frontage)$/, undefined, 'ft', 'min'),
   T('lot_depth', /^lotdepth$/, undefined, 'ft', 'min'),
-  T('coverage', /^(lotcoverage|groundcoverage|maximumgroundcoverage|buildingcoverage|coverage)$/, undefined, 'percent', 'max'),
-  T('far', /^(floorarearatio|far)$/, undefined, 'ratio', 'max'),
+  T('coverage', /^(lotcoverage|groundcoverage|maximumgroundcoverage|buildingcoverage|buildcover|buildingcover|coverage)$/, undefined, 'percent', 'max'),
+  T('far', /^(floorarearatio|floortoarearatio|far)$/, undefined, 'ratio', 'max'),
   T('stories', /^(numberofstories|buildingheightstories|maximumheightstories|heightstories|stories|maxstories)$/, undefined, 'stories', 'max'),
   T('height', /^(height|buildingheight|buildingheightfeet|heightfeet|maximumheightfeet|maximumheight|maxheight)$/, undefined, 'ft', 'max'),
   T('dwelling_units', /^(dwellingunits|numberofdwellingunits|units)$/, undefined, 'units', 'max'),
+  T('living_area', /^(residentiallivingarea|livingarea|habitablefloorarea)$/, /livingarea/, 'sq_ft', 'min'),
+  T('floor_area', /^(grossfloorarea|floorarea)$/, undefined, 'sq_ft', 'max'),
   T('open_space', /^openspace$/),
   T('landscaped_area', /^landscapedarea$/),
   T('pervious_area', /^perviousarea$/),
@@ -59,6 +62,7 @@ const TERMS: Term[] = [
   T('density_factor', /^densityfactor$/),
   T('outdoor_amenity_space', /^outdooramenityspace$/),
   T('roof_type', /^rooftype$/),
+  T('step_back', /^stepbacks?$/, /stepbacks?/),
 ];
 
 /** Group headings of dimensional tables: they reset the rows below them, they are no measure. */
@@ -134,24 +138,79 @@ const slug = (s: string) =>
 
 export const isGroup = (name: string) => GROUPS.test(squash(name));
 
+// Setbacks by their words, however ordered ("YARD SETBACKS FRONT", "Front Yard", "Interior Side Setback"):
+// what is left beside setback/yard and filler words must be a position.
+const SETBACK_WORDS = /^(setbacks?|yards?)$/;
+const FILLER = /^(minimum|min|required|depth|linear|the|building|buildings)$/;
+const POSITIONS: Array<[RegExp, string]> = [
+  [/^(front|primary front|front primary)$/, 'setback_front'],
+  [/^(rear)$/, 'setback_rear'],
+  [/^(side|interior side|side interior|interior)$/, 'setback_side'],
+  [/^(street side|side street|secondary front|corner side|side corner|exterior side|corner)$/, 'setback_street_side'],
+  [/^(sum of side|combined side|total side|side sum|sum of sides)$/, 'setback_side_sum'],
+];
+
+function setbackKind(name: string): ControlKind | null {
+  const words = name.toLowerCase().split(/[^a-z]+/).filter(Boolean);
+  if (!words.some((w) => SETBACK_WORDS.test(w))) return null;
+  const rest = words.filter((w) => !SETBACK_WORDS.test(w) && !FILLER.test(w)).join(' ');
+  const hit = POSITIONS.find(([re]) => re.test(rest));
+  return hit ? { type: `dimensional.${hit[1]}`, rest: null, unit: null, bound: null, known: true } : null;
+}
+
 /** The term a label names exactly, or null. */
 export function exactKind(name: string): ControlKind | null {
   const q = squash(name);
   const t = TERMS.find((x) => x.exact.test(q));
-  return t ? { type: `dimensional.${t.type}`, rest: null, unit: t.unit ?? null, bound: t.bound ?? null, known: true } : null;
+  if (t) return { type: `dimensional.${t.type}`, rest: null, unit: t.unit ?? null, bound: t.bound ?? null, known: true };
+  return setbackKind(name);
+}
+
+// A measure of something a longer phrase names: "Diameter … of a Circle … Within Rear Yard Open Space"
+const HEAD_NOUNS = /^(diameter|radius|width|depth|length)$/i;
+const PREPOSITIONS = /^(of|within|in|for|from|on|at|to|inside|into|per)$/i;
+
+function headNounKind(name: string): ControlKind | null {
+  const words = name.split(/\s+/).filter(Boolean);
+  if (words.length < 3 || !HEAD_NOUNS.test(words[0])) return null;
+  const after = words.findIndex((w, i) => i > 0 && PREPOSITIONS.test(w));
+  if (after < 0) return null;
+  for (let i = after + 1; i < words.length; i++) {
+    const k = exactKind(words.slice(i).join(' '));
+    if (k) return { type: `${k.type}_${words[0].toLowerCase()}`, rest: null, unit: null, bound: null, known: true };
+  }
+  return null;
 }
 
 /** The term a label names, exactly or inside a longer name; else a type made from the label. */
 export function kindOf(name: string): ControlKind {
   const exact = exactKind(name);
   if (exact) return exact;
+  const head = headNounKind(name);
+  if (head) return head;
   const q = squash(name);
   for (const t of TERMS) {
     const m = t.loose?.exec(q);
     if (!m) continue;
+    const at = wordsBefore(name, m.index);
+    // a term after "of", "within" … is where the measure is taken, not what is measured
+    if (at.some((w) => PREPOSITIONS.test(w))) continue;
     return { type: `dimensional.${t.type}`, rest: restOf(name, m[0]), unit: t.unit ?? null, bound: t.bound ?? null, known: true };
   }
-  return { type: `dimensional.${slug(name) || 'unnamed'}`, rest: null, unit: null, bound: null, known: false };
+  // "Number of Efficiency Units" is named like "dwelling_units": efficiency_units
+  return { type: `dimensional.${slug(name.replace(/^number of\s+/i, '')) || 'unnamed'}`, rest: null, unit: null, bound: null, known: false };
+}
+
+/** The words of `name` whose letters come before position `at` of its squashed form. */
+function wordsBefore(name: string, at: number): string[] {
+  const out: string[] = [];
+  let n = 0;
+  for (const w of name.split(/\s+/)) {
+    if (n >= at) break;
+    out.push(w);
+    n += squash(w).length;
+  }
+  return out;
 }
 
 /** The words of `name` left when the letters of `term` are taken out, e.g. "Podium" from "Podium Rear Setback". */

@@ -99,12 +99,13 @@ describe('tables', () => {
     expect(r.unlisted_uses).toMatchObject({ result: 'prohibited', citation: { quote: 'Uses not listed in Table 2.1 are prohibited.' } });
   });
 
-  test('a dimensional grid keyed by district, with a value kept as text when it is not a number', async () => {
+  test('a dimensional grid keyed by district, with a value kept as text when it is not a number, and a dash as no number', async () => {
     const code = `${CODE}\n## 3 Dimensions\n\nTable 3.1 Dimensional Standards\n\n| District | Min. Lot Area (sq ft) | Max. Height (ft) |\n| --- | --- | --- |\n| R | 10,000 | 35 |\n| B | – | 3 or 40 ft |\n`;
     const r = await parseOrdinance(md(code), { mediaType: 'text/markdown' });
     expect(r.controls.map((c) => [c.district_code, c.control_type, c.min, c.max, c.unit, c.value_text])).toEqual([
       ['R', 'dimensional.lot_area', 10000, null, 'sq_ft', '10,000'],
       ['R', 'dimensional.height', null, 35, 'ft', '35'],
+      ['B', 'dimensional.lot_area', null, null, null, '–'],
       ['B', 'dimensional.height', null, null, 'ft', '3 or 40 ft'],
     ]);
     expect(r.issues.some((i) => i.code === 'value_unparsed' && /3 or 40 ft/.test(i.detail))).toBe(true);
