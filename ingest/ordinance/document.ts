@@ -56,7 +56,7 @@ function plainLayout(text: string): DocLayout {
 
 async function pdfLayout(bytes: Uint8Array, issues: ParseIssue[]): Promise<DocLayout> {
   try {
-    const { text, pageStarts, lines } = await pdfText(bytes);
+    const { text, pageStarts, lines, rules } = await pdfText(bytes);
     if (text.replace(/\s/g, '').length === 0) {
       issues.push({ severity: 'error', code: 'pdf_no_text_layer', detail: 'the PDF has no text layer (a scan?); nothing can be quoted from it' });
       return { text, pageStarts, headings: [], paragraphs: [], tables: [] };
@@ -66,7 +66,7 @@ async function pdfLayout(bytes: Uint8Array, issues: ParseIssue[]): Promise<DocLa
       while (p + 1 < pageStarts.length && pageStarts[p + 1] <= offset) p++;
       return p + 1;
     };
-    const { tables, paragraphs, used } = pdfTables(text, lines);
+    const { tables, paragraphs, used } = pdfTables(text, lines, rules);
     // lines inside tables are cells, not headings; a line ending in a page number set apart is a contents entry
     const free = lines.filter((l) => !used.has(l) && l.frags.length > 0);
     const candidates: Candidate[] = free.map((l, i) => {

@@ -9,12 +9,13 @@
 // Both stay in the worker; a worker that dies before answering is a PDF that cannot be read.
 import { Worker } from 'node:worker_threads';
 import type { PLine } from './layout.ts';
-import { type PdfPage, pdfLines } from './pdf-layout.ts';
+import { type PdfPage, pdfLines, type Rule } from './pdf-layout.ts';
 
 export interface PdfText {
   text: string;
   pageStarts: number[]; // offset where each page's text begins
   lines: PLine[]; // every line with its fragments' positions, for tables
+  rules: Rule[]; // the straight rules the pages draw (table borders)
 }
 
 export async function pdfText(bytes: Uint8Array): Promise<PdfText> {

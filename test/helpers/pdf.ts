@@ -31,12 +31,15 @@ export function makePdf(pages: Array<string[] | null>): Uint8Array {
   return pdf(objects);
 }
 
-/** pages: each a list of [x, y, text] drawn at those points (y from the bottom), for tables laid out in columns. */
-export function makeLayoutPdf(pages: Array<Array<[number, number, string]>>, size = 10): Uint8Array {
+/**
+ * pages: each a list of [x, y, text] drawn at those points (y from the bottom), for tables laid out
+ * in columns; `drawings`, per page, content-stream operators drawn before the text (a table's borders).
+ */
+export function makeLayoutPdf(pages: Array<Array<[number, number, string]>>, size = 10, drawings: string[] = []): Uint8Array {
   const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '', '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'];
   const kids: number[] = [];
-  for (const items of pages) {
-    const stream = items.map(([x, y, s]) => `BT /F1 ${size} Tf ${x} ${y} Td (${esc(s)}) Tj ET`).join('\n');
+  for (const [pi, items] of pages.entries()) {
+    const stream = [drawings[pi] ?? '', ...items.map(([x, y, s]) => `BT /F1 ${size} Tf ${x} ${y} Td (${esc(s)}) Tj ET`)].join('\n');
     objects.push(`<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`);
     const content = objects.length;
     objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 792 612] /Resources << /Font << /F1 3 0 R >> >> /Contents ${content} 0 R >>`);
