@@ -228,7 +228,11 @@ export function readUseTable(input: UseTableInput): UseTableRead {
   };
   const uses: Row[] = [];
   let category: string | null = null;
+  let previous: GridRow | null = null;
+  const useOf = new Map<GridRow, Row>(); // a use row, and the rows that go on with its name
   for (const row of body) {
+    const prior = previous;
+    previous = row;
     if (row.ambiguous) continue;
     const labelCells = distinct(layout.labelCols.map((i) => row.cells[i]));
     const spansValues = labelCells.some((c) => c.col + c.colspan > firstCol);
@@ -244,7 +248,12 @@ export function readUseTable(input: UseTableInput): UseTableRead {
     const filled = values.filter((c) => c.text !== '');
     if (row.header && !filled.some((c) => readMark(c.text, marks).kind === 'mark')) continue; // the header printed again
     if (filled.length === 0) {
-      if (raw && !/^(\d{1,2}|\*{1,3})\s/.test(raw)) category = raw;
+      const open = prior ? useOf.get(prior) : undefined;
+      // a name's next line printed as a row of its own ("community" under "Continuing care retirement")
+      if (raw && /^[a-z(]/.test(raw) && open) {
+        open.label = `${open.label} ${raw}`;
+        useOf.set(row, open);
+      } else if (raw && !/^(\d{1,2}|\*{1,3})\s/.test(raw)) category = raw;
       continue;
     }
     if (values.length === 1 && layout.columns.length > 1) continue; // one cell across the districts: a note or a group
@@ -258,7 +267,9 @@ export function readUseTable(input: UseTableInput): UseTableRead {
       issues.push({ severity: 'warning', code: 'label_missing', detail: `${ref}: a row prints marks and no use name; not read`, locator: { ...locator, start: row.start, end: row.end } });
       continue;
     }
-    uses.push({ row, label, raw, number, category, refs });
+    const use = { row, label, raw, number, category, refs };
+    uses.push(use);
+    useOf.set(row, use);
   }
 
   const labelCount = new Map<string, number>();

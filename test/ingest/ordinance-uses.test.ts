@@ -488,3 +488,40 @@ describe('cells that say their meaning in words, a standards column beside the n
     expect(p.permissions).toHaveLength(12);
   });
 });
+
+const WRAPPED = `# Code
+
+## 1 Districts
+
+### 1.1 Residence District (R)
+
+Homes.
+
+### 1.2 Business District (B)
+
+Shops.
+
+## 2 Uses
+
+Table 2.1 Uses
+
+| Use | R | B |
+| --- | --- | --- |
+| Residential uses | | |
+| 1. Continuing care retirement | Y | N |
+| community | | |
+| 2. Dormitory | Y | Y |
+
+Y – Yes; N – No
+`;
+
+describe('a use’s name whose next line is printed as a row of its own', () => {
+  test('the line goes on with the name above it, not a category', async () => {
+    const p = await parseOrdinance(bytes(WRAPPED), { mediaType: 'text/markdown' });
+    expect(rowOf(p, 'Continuing care retirement community').map((x) => [x.row_number, x.category, x.district_code, x.symbol])).toEqual([
+      ['1.', 'Residential uses', 'R', 'Y'],
+      ['1.', 'Residential uses', 'B', 'N'],
+    ]);
+    expect(rowOf(p, 'Dormitory')[0].category).toBe('Residential uses');
+  });
+});
