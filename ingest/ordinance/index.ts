@@ -13,7 +13,8 @@ import { ancestors, buildSections, type SectionNode, sectionAt } from './section
 import { gridToTable } from './tables.ts';
 import { Citer, OffsetIndex } from './text.ts';
 import { continueTables, locateRule, planTable, reportConflicts, unreadTable } from './use-plans.ts';
-import { readUnlistedRule, readUseTable } from './uses.ts';
+import { readUnlistedRule } from './unlisted.ts';
+import { readUseTable } from './uses.ts';
 
 export interface OrdinanceOptions {
   mediaType: string; // text/markdown, text/html, text/plain or application/pdf
