@@ -285,7 +285,8 @@ function valueAgrees(g: GoldControl, p: ControlLike): boolean {
     if (p.min !== null || p.max !== null) return false;
     const a = foldText(g.value);
     const b = foldText(p.value_text);
-    return b.length >= 2 && (a.includes(b) || b.includes(a));
+    // the same text agrees however short (a cell that prints only a footnote mark, "[4]"); else one must hold the other
+    return (b.length > 0 && a === b) || (b.length >= 2 && (a.includes(b) || b.includes(a)));
   }
   return numEq(g.min, p.min) && numEq(g.max, p.max) && g.unit === p.unit;
 }

@@ -46,6 +46,9 @@ describe('/rule in Chicago', () => {
     // a '-' cell is a prohibition with its citation: Multi-Unit (3+ units) Residential in RS 3
     const multi = permission.find((p) => p.use.label_raw === 'Multi-Unit (3+ units) Residential');
     expect(multi).toMatchObject({ level: 'prohibited', symbol: '-' });
+    // 17-2-0301-A: RS3's minimum lot area is 2,500 square feet; 17-2-0304-A: its FAR is 0.90
+    expect(control.find((c) => c.control_type === 'dimensional.lot_area')?.value).toEqual({ min: 2500, max: null, unit: 'sq_ft' });
+    expect(control.find((c) => c.control_type === 'dimensional.far')?.value).toMatchObject({ max: 0.9 });
     // every quote is found verbatim in the retained version of Chapter 17-2
     for (const f of [...permission, ...control]) {
       const src = await fetch(`${server.url}/citation/${f.citation.id}/source?format=text`, { headers: { 'X-API-Key': key } });
