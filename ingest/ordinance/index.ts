@@ -13,6 +13,7 @@ import { ancestors, buildSections, type SectionNode, sectionAt } from './section
 import { gridToTable } from './tables.ts';
 import { Citer, OffsetIndex } from './text.ts';
 import { continueTables, locateRule, planTable, reportConflicts, unreadTable } from './use-plans.ts';
+import { settleUsePrecedence } from './use-precedence.ts';
 import { readUnlistedRule } from './unlisted.ts';
 import { readUseTable } from './uses.ts';
 
@@ -106,7 +107,9 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
   const unlisted = permissions.length ? readUnlistedRule(text, citer, sectionOf, widestUseTable.ref) : null;
   if (permissions.length && !unlisted) issues.push({ severity: 'warning', code: 'unlisted_rule_missing', detail: 'the code states no rule for uses its tables do not name; such uses are answered as not addressed' });
 
-  reportConflicts(permissions, issues);
+  // a table that says it controls in a conflict is given precedence over the sections it names
+  const settled = settleUsePrecedence(permissions, text, issues);
+  reportConflicts(settled, issues);
   const permKey = (p: PermissionRecord) => `${p.district_code} | ${p.use_label_normalized} | ${p.table_ref}`;
   const ctlKey = (c: ControlRecord) => `${c.district_code} | ${c.control_type} | ${c.building_type} | ${c.qualifier} | ${c.table_ref}`;
   return {
@@ -114,7 +117,7 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
     media_type: opts.mediaType,
     sections: nodes.map((n) => n.record),
     districts: reading.records,
-    permissions: dedupe(permissions, permKey, (p, n) => ({ ...p, use_label_normalized: `${p.use_label_normalized} ${n}` }), issues, 'permission'),
+    permissions: dedupe(settled, permKey, (p, n) => ({ ...p, use_label_normalized: `${p.use_label_normalized} ${n}` }), issues, 'permission'),
     controls: dedupe(controls, ctlKey, (c, n) => ({ ...c, qualifier: [c.qualifier, `occurrence ${n}`].filter(Boolean).join('; ') }), issues, 'control'),
     unlisted_uses: unlisted,
     issues,

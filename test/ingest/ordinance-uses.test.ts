@@ -150,13 +150,22 @@ describe('Ray County, 60.1 and the district sections of Article 40 (Word HTML)',
     expect(rowOf(p, 'Recreation & Entertainment, Outdoor', '§ 60.1').map((x) => x.symbol || '∅').join(' ')).toBe('C ∅ ∅ ∅ ∅ ∅ ∅ ∅ ∅ C P P P');
   });
 
-  test('a district’s own table, with no header, is that district’s; a conflict with 60.1 is kept and reported', () => {
+  test('a district’s own table, with no header, is that district’s', () => {
     const home = rowOf(p, 'Mobile Home', '§ 40.3B');
     expect(home.map((x) => [x.district_code, x.symbol, x.level])).toEqual([['R-A', 'C', 'conditional_use']]);
     expect(home[0].conditions).toContain('Subject to 40.9D6.');
     expect(home[0].process).toMatch(/Allowed only if reviewed and approved as a Conditional Use/);
-    const conflict = p.issues.find((i) => i.code === 'permission_conflicting' && i.detail.startsWith('B-2 | congregate living'));
-    expect(conflict?.detail).toMatch(/"C" \(conditional_use\) in § 40\.12B, "P" \(by_right\) in § 60\.1/);
+  });
+
+  test('60.1 says the Use Table controls over 40.3 through 40.15 in a conflict: a district table’s other mark is left out and reported, one that agrees stays', () => {
+    // 40.12B marks Congregate Living "C" in B-2; 60.1 marks it "P"
+    expect(rowOf(p, 'Congregate Living').filter((x) => x.district_code === 'B-2').map((x) => [x.table_ref, x.symbol])).toEqual([['§ 60.1', 'P']]);
+    const superseded = p.issues.find((i) => i.code === 'permission_superseded');
+    expect(superseded?.detail).toMatch(/^§ 60\.1 says it controls over Article 40\.3 through Article 40\.15 in a conflict/);
+    expect(superseded?.detail).toContain('B-2 | Congregate Living "C" in § 40.12B');
+    expect(p.issues.some((i) => i.code === 'permission_conflicting')).toBe(false);
+    // where they agree, both are kept: Mobile Home is C in R-A in 40.3B and in 60.1
+    expect(rowOf(p, 'Mobile Home').filter((x) => x.district_code === 'R-A').map((x) => x.table_ref).sort()).toEqual(['§ 40.3B', '§ 60.1']);
   });
 
   test('the sign table whose columns are mostly groups of districts ("Residential (R)", "Commercial (C )") is reported, not read', () => {
@@ -523,5 +532,49 @@ describe('a use’s name whose next line is printed as a row of its own', () => 
       ['1.', 'Residential uses', 'B', 'N'],
     ]);
     expect(rowOf(p, 'Dormitory')[0].category).toBe('Residential uses');
+  });
+});
+
+const CONFLICT = `# Code
+
+## 1 Districts
+
+### 1.1 Residence District (R)
+
+Homes.
+
+#### 1.1.1 Uses in the Residence District
+
+| Use | R |
+| --- | --- |
+| Kennel | SP |
+| Dwelling | P |
+
+P = Permitted. SP = Special permit. N = Not permitted.
+
+### 1.2 Business District (B)
+
+Shops.
+
+## 2 Uses
+
+Table 2.1 Uses
+
+| Use | R | B |
+| --- | --- | --- |
+| Kennel | N | P |
+| Dwelling | P | N |
+
+P = Permitted. SP = Special permit. N = Not permitted.
+`;
+
+describe('two tables that mark one use in one district differently, and no word on which controls', () => {
+  test('both are kept as their tables state them, and the conflict is reported', async () => {
+    const p = await parseOrdinance(bytes(CONFLICT), { mediaType: 'text/markdown' });
+    expect(rowOf(p, 'Kennel').filter((x) => x.district_code === 'R').map((x) => [x.table_ref, x.symbol])).toEqual([
+      ['§ 1.1.1', 'SP'],
+      ['Table 2.1', 'N'],
+    ]);
+    expect(p.issues.filter((i) => i.code === 'permission_conflicting').map((i) => i.detail)).toEqual(['R | kennel: "SP" (conditional_use) in § 1.1.1, "N" (prohibited) in Table 2.1; each is kept as its table states it']);
   });
 });
