@@ -5,6 +5,7 @@
 import type { OrdinanceHints } from '../manifest.ts';
 import type { ControlRecord, OrdinanceParse, ParseIssue, PermissionRecord } from '../types.ts';
 import { readDistricts } from './district-records.ts';
+import { settlePrecedence } from './dimension-precedence.ts';
 import { readDimensionTable } from './dimensions.ts';
 import { readDocument } from './document.ts';
 import { type Marks, readBlankRule } from './legend.ts';
@@ -118,7 +119,8 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
     sections: nodes.map((n) => n.record),
     districts: reading.records,
     permissions: dedupe(settled, permKey, (p, n) => ({ ...p, use_label_normalized: `${p.use_label_normalized} ${n}` }), issues, 'permission'),
-    controls: dedupe(controls, ctlKey, (c, n) => ({ ...c, qualifier: [c.qualifier, `occurrence ${n}`].filter(Boolean).join('; ') }), issues, 'control'),
+    // a table that says it controls over other sections wins where both state a measure
+    controls: dedupe(settlePrecedence(controls, text, issues), ctlKey, (c, n) => ({ ...c, qualifier: [c.qualifier, `occurrence ${n}`].filter(Boolean).join('; ') }), issues, 'control'),
     unlisted_uses: unlisted,
     issues,
     indeterminate: dedupe(indeterminate, permKey, (p, n) => ({ ...p, use_label_normalized: `${p.use_label_normalized} ${n}` }), issues, 'permission'),
