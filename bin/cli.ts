@@ -23,6 +23,14 @@ function config() {
   }
 }
 
+/** The message of a refusal of the operator's input (a bad manifest, an unknown slug), found along the error's causes. */
+function badInput(err: unknown): string | null {
+  for (let e = err as { type?: string; message?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.type === 'ManifestInvalid' || e.type === 'BadInput') return e.message ?? null;
+  }
+  return null;
+}
+
 const program = new Command().name('landlex').description('Land-use rules and property records from public sources.');
 
 program
@@ -130,6 +138,12 @@ program
       const summary = await runIngest(cfg, pool, log, opts.all ? 'all' : slugs, { progress: !opts.json && process.stderr.isTTY, manifestDir: opts.manifests });
       process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : `${table(summary)}\n`);
       process.exitCode = summary.totals.failed > 0 ? 1 : 0;
+    } catch (err) {
+      // a bad manifest or an unknown jurisdiction is the operator's input: one line, exit 2
+      const input = badInput(err);
+      if (!input) throw err;
+      process.stderr.write(`landlex ingest: ${input}\n`);
+      process.exitCode = 2;
     } finally {
       await pool.end();
     }

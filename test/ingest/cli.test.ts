@@ -1,10 +1,11 @@
 // The CLI as an operator runs it: `landlex ingest … --json` and `landlex sample`, each twice
 // against a database of the test's own; the second run changes nothing.
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { MANIFEST_DIR } from '../../activities/ingest.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
@@ -32,10 +33,22 @@ describe('landlex ingest --json', () => {
     expect(second.totals).toMatchObject({ sources: 1, unchanged: 1, new_versions: 0, new_events: 0 });
   });
 
-  test('an unknown jurisdiction fails with its reason', () => {
+  test('an unknown jurisdiction fails with its reason: one line, exit 2', () => {
     const r = landlex('ingest', 'atlantis-xx', '--json');
-    expect(r.status).not.toBe(0);
-    expect(`${r.stdout}${r.stderr}`).toMatch(/atlantis-xx/);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^landlex ingest: no manifest for atlantis-xx in .*\n$/);
+    expect(r.stdout).toBe('');
+  });
+
+  test('an invalid manifest: one line naming the file and the field, exit 2, no stack trace', async () => {
+    const manifests = join(dir, 'manifests');
+    await mkdir(manifests, { recursive: true });
+    const m = JSON.parse(await readFile(join(MANIFEST_DIR, 'somerville-ma.json'), 'utf8'));
+    m.sources[0].format = 'docx';
+    await writeFile(join(manifests, 'somerville-ma.json'), JSON.stringify(m));
+    const r = landlex('ingest', 'somerville-ma', '--manifests', manifests);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe('landlex ingest: manifest somerville-ma.json: /sources/0/format must be one of markdown, html, pdf, text, csv, json, geojson, topojson, shapefile_zip, gpkg\n');
   });
 });
 
