@@ -53,7 +53,7 @@ async function otherSourcesCodes(ctx: LoadContext): Promise<string[]> {
 
 /** The parse with each district code in the form held for the jurisdiction (the map's `RS-1` for the text's `RS 1`). */
 async function inHeldForms(ctx: LoadContext, p: OrdinanceParse): Promise<OrdinanceParse> {
-  const forms = { base: await CodeForms.load(ctx, 'base'), overlay: await CodeForms.load(ctx, 'overlay') };
+  const forms = await CodeForms.byKind(ctx);
   const kindOf = new Map(p.districts.map((d) => [d.code_normalized, d.kind]));
   const of = (code: string) => forms[kindOf.get(code) ?? 'base'].of(code);
   return {

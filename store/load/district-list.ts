@@ -10,7 +10,7 @@ export const loadDistrictList: Loader = async (ctx) => {
   const parsed = parseDistrictList(await ctx.bytes(), ctx.source.manifest.fields ?? {});
   await saveVersionText(ctx.client, ctx.version.id, parsed.text, sha256Hex(parsed.text));
   const cites = new CitationBatch({ jurisdictionId: ctx.jurisdictionId, documentId: ctx.version.documentId, versionId: ctx.version.id, retrievedAt: ctx.version.retrievedAt, text: parsed.text });
-  const forms = { base: await CodeForms.load(ctx, 'base'), overlay: await CodeForms.load(ctx, 'overlay') };
+  const forms = await CodeForms.byKind(ctx);
   const districts = parsed.districts.map((d) => ({ ...d, code_normalized: forms[d.kind].of(d.code_normalized) }));
   const delta = await applyDistricts(ctx, districts, cites);
   return {

@@ -19,14 +19,22 @@ export const districtIdFor = (jurisdictionId: string, kind: string, codeNormaliz
 export class CodeForms {
   private constructor(private byKey: Map<string, string>) {}
 
-  static async load(ctx: LoadContext, kind: string): Promise<CodeForms> {
+  static async load(ctx: LoadContext, kind: 'base' | 'overlay'): Promise<CodeForms> {
+    return (await CodeForms.byKind(ctx))[kind];
+  }
+
+  /** The forms held for both kinds of district, in one read. */
+  static async byKind(ctx: LoadContext): Promise<Record<'base' | 'overlay', CodeForms>> {
     const { rows } = await ctx.client.query(
-      `SELECT code_normalized AS code, min(lower(known)) AS first FROM district WHERE jurisdiction_id = $1 AND kind = $2 GROUP BY 1 ORDER BY 2, 1`,
-      [ctx.jurisdictionId, kind],
+      `SELECT kind, code_normalized AS code, min(lower(known)) AS first FROM district WHERE jurisdiction_id = $1 GROUP BY 1, 2 ORDER BY 3, 2`,
+      [ctx.jurisdictionId],
     );
-    const byKey = new Map<string, string>();
-    for (const r of rows) if (!byKey.has(codeKey(r.code))) byKey.set(codeKey(r.code), r.code);
-    return new CodeForms(byKey);
+    const forms = { base: new Map<string, string>(), overlay: new Map<string, string>() };
+    for (const r of rows) {
+      const byKey = forms[r.kind as 'base' | 'overlay'];
+      if (byKey && !byKey.has(codeKey(r.code))) byKey.set(codeKey(r.code), r.code);
+    }
+    return { base: new CodeForms(forms.base), overlay: new CodeForms(forms.overlay) };
   }
 
   /** The form this code is held under. */

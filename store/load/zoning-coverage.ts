@@ -38,6 +38,8 @@ export async function mapDistrictsWithoutFacts(client: Client, jurisdictionId: s
 
 /** Base districts the code text establishes that the current map does not draw; null while no map is held. */
 export async function textDistrictsNotOnMap(client: Client, jurisdictionId: string): Promise<string[] | null> {
+  const mapHeld = await client.query(`SELECT 1 FROM district_area WHERE jurisdiction_id = $1 AND kind = 'base' AND upper_inf(known) AND upper_inf(valid) LIMIT 1`, [jurisdictionId]);
+  if (!mapHeld.rowCount) return null;
   const { rows } = await client.query(
     `SELECT DISTINCT d.code_normalized AS code FROM district d JOIN source s ON s.id = d.source_id
       WHERE d.jurisdiction_id = $1 AND d.kind = 'base' AND s.kind = 'code_text' AND upper_inf(d.known) AND upper_inf(d.valid)
@@ -45,8 +47,7 @@ export async function textDistrictsNotOnMap(client: Client, jurisdictionId: stri
       ORDER BY 1`,
     [jurisdictionId],
   );
-  const mapHeld = await client.query(`SELECT 1 FROM district_area WHERE jurisdiction_id = $1 AND kind = 'base' AND upper_inf(known) AND upper_inf(valid) LIMIT 1`, [jurisdictionId]);
-  return mapHeld.rowCount ? rows.map((r) => r.code as string) : null;
+  return rows.map((r) => r.code as string);
 }
 
 /** After a load of the code or of the map: each code-text entry's gaps and tier worked out again. */
