@@ -1,32 +1,14 @@
 // `landlex ingest` as a real child process, and the means to kill it at a chosen point: the test
 // holds a PostgreSQL lock the ingest will need next (a table, a row), waits until the ingest's
 // session is seen waiting on it, and sends SIGKILL.
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import type { IngestSummary } from '../../bin/ingest.ts';
 import type { Pool } from '../../store/db.ts';
-import { childEnv } from './process.ts';
+import { childEnv, type LandlexProcess, spawnLandlex } from './process.ts';
 
-export interface IngestProcess {
-  proc: ChildProcessWithoutNullStreams;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  output(): string;
-  stdout(): string;
-  alive(): boolean;
-}
+export type IngestProcess = LandlexProcess;
 
 export function spawnIngest(env: Record<string, string>, args: string[]): IngestProcess {
-  const proc = spawn('./bin/landlex.js', ['ingest', ...args], { env: childEnv({ LOG_LEVEL: 'error', ...env }) });
-  let out = '';
-  let stdout = '';
-  proc.stdout.on('data', (b) => {
-    out += b.toString('utf8');
-    stdout += b.toString('utf8');
-  });
-  proc.stderr.on('data', (b) => {
-    out += b.toString('utf8');
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
-  return { proc, exited, output: () => out, stdout: () => stdout, alive: () => proc.exitCode === null && proc.signalCode === null };
+  return spawnLandlex(['ingest', ...args], childEnv({ LOG_LEVEL: 'error', ...env }));
 }
 
 /** Run `landlex ingest … --json` to the end: its exit code and the summary it printed. */

@@ -27,31 +27,48 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...rest, LOG_LEVEL: 'info', ...env };
 }
 
-/** Start `landlex serve` and wait until it logs that it listens (on `port` when given). */
-export async function spawnServe(env: Record<string, string>, port?: number): Promise<ServeProcess> {
-  const p = port ?? (await freePort());
-  const proc = spawn('./bin/landlex.js', ['serve', '--port', String(p)], { env: childEnv(env) });
+export interface LandlexProcess {
+  proc: ChildProcessWithoutNullStreams;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** everything written to stdout and stderr */
+  output(): string;
+  stdout(): string;
+  alive(): boolean;
+}
+
+/** `landlex <args>` as a child process, its output collected. */
+export function spawnLandlex(args: string[], env: NodeJS.ProcessEnv): LandlexProcess {
+  const proc = spawn('./bin/landlex.js', args, { env });
   let out = '';
+  let stdout = '';
   proc.stdout.on('data', (b) => {
     out += b.toString('utf8');
+    stdout += b.toString('utf8');
   });
   proc.stderr.on('data', (b) => {
     out += b.toString('utf8');
   });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  return { proc, exited, output: () => out, stdout: () => stdout, alive: () => proc.exitCode === null && proc.signalCode === null };
+}
+
+/** Start `landlex serve` and wait until it logs that it listens (on `port` when given). */
+export async function spawnServe(env: Record<string, string>, port?: number): Promise<ServeProcess> {
+  const p = port ?? (await freePort());
+  const run = spawnLandlex(['serve', '--port', String(p)], childEnv(env));
   const records = () =>
-    out
+    run
+      .output()
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l));
-  const alive = () => proc.exitCode === null && proc.signalCode === null;
   const deadline = Date.now() + 60_000;
   while (!records().some((r) => r.msg === 'listening')) {
-    if (!alive() || Date.now() > deadline) {
-      if (alive()) proc.kill('SIGKILL');
-      throw new Error(`landlex serve did not start:\n${out}`);
+    if (!run.alive() || Date.now() > deadline) {
+      if (run.alive()) run.proc.kill('SIGKILL');
+      throw new Error(`landlex serve did not start:\n${run.output()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { proc, base: { url: `http://127.0.0.1:${p}` }, records, output: () => out, exited, alive };
+  return { proc: run.proc, base: { url: `http://127.0.0.1:${p}` }, records, output: run.output, exited: run.exited, alive: run.alive };
 }
