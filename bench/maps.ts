@@ -160,7 +160,7 @@ async function maps(summary: string[]) {
     floor = await serveProcess(['bench/tile-floor.ts', db.url, String(floorPort)], floorPort);
 
     // the times the route uses when none are given: today in Cambridge, known as of now
-    const { asOf, knownAsOf } = mapTimes({});
+    const { asOf, knownAsOf } = mapTimes({}, ['America/New_York']);
 
     console.log(`bench:maps  ${CLIENTS.join(', ')} clients, ${SECONDS} s each run, ${ROUNDS} rounds of bare SQL, ours, floor in turn, real Cambridge data (2 cores; each figure measured in this run)`);
     console.log(`district extent ${[box.w, box.s, box.e, box.n].map((v: number) => v.toFixed(4)).join(',')}`);

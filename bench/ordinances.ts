@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { sharedDir } from '../activities/fetch.ts';
-import { parseOrdinance } from '../ingest/ordinance/index.ts';
+import { heldCells, parseOrdinance } from '../ingest/ordinance/index.ts';
 import type { OrdinanceParse } from '../ingest/types.ts';
 import { compareCodes, foldCode, foldText, GOAL, type GoldDoc, loadGold, type Score, scoreControls, scoreUses, useCells } from './ordinance-score.ts';
 
@@ -107,17 +107,18 @@ async function measure(name: string, g: GoldDoc): Promise<Row> {
   }
 
   const tables = (g.judge_tables ?? []).map(foldText);
-  const inTables = parsed.permissions.filter((p) => tables.length === 0 || tables.some((t) => foldText(p.table_ref).includes(t)));
+  const held = heldCells(parsed);
+  const inTables = held.filter((p) => tables.length === 0 || tables.some((t) => foldText(p.table_ref).includes(t)));
   const tableCells = g.use_tables.reduce((n, t) => n + t.size.cells, 0);
   const shape = g.use_tables.map((t) => `${t.size.use_rows} × ${t.size.columns}`).join(' + ');
   const scope = tables.length ? ` citing ${g.judge_tables?.join(', ')}` : '';
-  console.log(`   use cells: ${inTables.length} read${scope} (${parsed.permissions.length} permissions in all) against ${tableCells} in the table (${shape} rows × district columns)`);
+  console.log(`   use cells: ${inTables.length} read${scope} (${parsed.permissions.length} stating, ${held.length - parsed.permissions.length} silent, held as unknown) against ${tableCells} in the table (${shape} rows × district columns)`);
   console.log(`   controls: ${parsed.controls.length} read; sections ${parsed.sections.length}; unlisted-use rule ${parsed.unlisted_uses ? parsed.unlisted_uses.result : 'none'}`);
   const byCode = new Map<string, number>();
   for (const i of parsed.issues) byCode.set(`${i.severity === 'error' ? '!' : ''}${i.code}`, (byCode.get(`${i.severity === 'error' ? '!' : ''}${i.code}`) ?? 0) + 1);
   console.log(`   issues: ${parsed.issues.length}${byCode.size ? `: ${[...byCode].map(([c, n]) => `${c} ${n}`).join(', ')}` : ''} (! = error)`);
 
-  const uses = scoreUses(g, parsed.permissions);
+  const uses = scoreUses(g, held);
   const ctl = scoreControls(g, parsed.controls);
   for (const [what, s] of [
     ['use cells', uses],

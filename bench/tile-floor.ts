@@ -21,7 +21,7 @@ createServer(async (req, res) => {
     res.end();
     return;
   }
-  const { asOf, knownAsOf } = mapTimes({});
+  const { asOf, knownAsOf } = mapTimes({}, ['America/New_York']);
   const made = await tiles.make(layer, { z: Number(m[2]), x: Number(m[3]), y: Number(m[4]), asOf, knownAsOf });
   if (made.features === 0) {
     res.statusCode = 204;

@@ -13,6 +13,9 @@ export type TimeSpec =
 
 export type TimeBasis = 'requested' | 'default';
 
+/** The zone dates are read in before the jurisdiction an answer is about is known (api/place/zone.ts); an answer about none says so. */
+export const PROVISIONAL_ZONE = 'UTC';
+
 /** One moment: `date` is its calendar date in the axis's timezone, `instant` an ISO UTC timestamp. */
 export interface TimeInstant {
   kind: 'instant';

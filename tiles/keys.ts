@@ -14,6 +14,8 @@ interface Version {
   /** lower(known), upper(known) in µs since the epoch (null: still known) */
   learnt: number;
   dropped: number | null;
+  /** the jurisdiction's timezone: a tile's date is read in the zones of what it shows */
+  zone: string;
 }
 
 export interface KeySnapshot {
@@ -25,9 +27,9 @@ export interface KeySnapshot {
 }
 
 const SNAPSHOT_SQL = `
-SELECT (SELECT COALESCE(json_agg(json_build_array(layer, jurisdiction_id, ST_XMin(extent), ST_YMin(extent), ST_XMax(extent), ST_YMax(extent),
-                                                  ${micros('lower(known)')}, CASE WHEN upper_inf(known) THEN NULL ELSE ${micros('upper(known)')} END)), '[]')
-          FROM map_version WHERE extent IS NOT NULL) AS versions,
+SELECT (SELECT COALESCE(json_agg(json_build_array(m.layer, m.jurisdiction_id, ST_XMin(m.extent), ST_YMin(m.extent), ST_XMax(m.extent), ST_YMax(m.extent),
+                                                  ${micros('lower(m.known)')}, CASE WHEN upper_inf(m.known) THEN NULL ELSE ${micros('upper(m.known)')} END, j.timezone)), '[]')
+          FROM map_version m JOIN jurisdiction j ON j.id = m.jurisdiction_id WHERE m.extent IS NOT NULL) AS versions,
        (SELECT COALESCE(json_object_agg(j, ts), '{}') FROM (
           SELECT j, array_agg(t ORDER BY t) AS ts FROM (
             SELECT jurisdiction_id AS j, ${micros('lower(known)')} AS t FROM district
@@ -83,14 +85,22 @@ function lastAtOrBefore(sorted: number[], k: number): number | null {
 const text = (us: number | null) => (us === null ? 'epoch' : String(us));
 
 /** tileKeySql of tile z/x/y as known at `known` (µs), from a snapshot. */
+/** The layer's map versions known at `known` whose extent touches tile z/x/y. */
+function touching(snap: KeySnapshot, layer: TileLayer, z: number, x: number, y: number, known: number): Version[] {
+  const [w, s, e, n] = tileBox(z, x, y);
+  return snap.versions.filter((v) => v.layer === layer.versionLayer && v.learnt <= known && !(v.box[0] > e || v.box[2] < w || v.box[1] > n || v.box[3] < s));
+}
+
+/** The timezones of the jurisdictions whose maps of the layer touch tile z/x/y. */
+export function zonesOf(snap: KeySnapshot, layer: TileLayer, z: number, x: number, y: number, known: number): string[] {
+  return [...new Set(touching(snap, layer, z, x, y, known).map((v) => v.zone))].sort();
+}
+
 export function keyOf(snap: KeySnapshot, layer: TileLayer, z: number, x: number, y: number, known: number): string {
   if (!layer.versionLayer) return text(lastAtOrBefore(snap.coverage, known));
-  const [w, s, e, n] = tileBox(z, x, y);
   let last: number | null = null;
   const jurisdictions = new Set<string>();
-  for (const v of snap.versions) {
-    if (v.layer !== layer.versionLayer || v.learnt > known) continue;
-    if (v.box[0] > e || v.box[2] < w || v.box[1] > n || v.box[3] < s) continue;
+  for (const v of touching(snap, layer, z, x, y, known)) {
     jurisdictions.add(v.jurisdiction);
     // a version's last change known then: dropped (always after it was learnt), or else learnt
     const changed = v.dropped !== null && v.dropped <= known ? v.dropped : v.learnt;
@@ -115,12 +125,13 @@ export function instantMicros(iso: string): number {
 export async function readKeySnapshot(db: Queryable): Promise<{ snapshot: KeySnapshot; inFlight: boolean }> {
   const { rows } = await db.query(named('tile-key-snapshot', SNAPSHOT_SQL, []));
   const r = rows[0];
-  const versions = (r.versions as Array<[string, string, number, number, number, number, number, number | null]>).map(([layer, jurisdiction, w, s, e, n, learnt, dropped]) => ({
+  const versions = (r.versions as Array<[string, string, number, number, number, number, number, number | null, string]>).map(([layer, jurisdiction, w, s, e, n, learnt, dropped, zone]) => ({
     layer,
     jurisdiction,
     box: [float4(w, -1), float4(s, -1), float4(e, 1), float4(n, 1)] as [number, number, number, number],
     learnt,
     dropped,
+    zone,
   }));
   const districts = new Map(Object.entries(r.districts as Record<string, number[]>));
   return { snapshot: { versions, districts, coverage: (r.coverage as number[]).sort((a, b) => a - b) }, inFlight: r.in_flight };
@@ -155,6 +166,12 @@ export class TileKeyCache {
   async key(db: Queryable, layer: TileLayer, z: number, x: number, y: number, known: string): Promise<string | null> {
     const snap = await this.current(db);
     return snap ? keyOf(snap, layer, z, x, y, instantMicros(known)) : null;
+  }
+
+  /** The zones of the jurisdictions a tile shows (zonesOf), or null when they must come from the database. */
+  async zones(db: Queryable, layer: TileLayer, z: number, x: number, y: number, known: string): Promise<string[] | null> {
+    const snap = await this.current(db);
+    return snap ? zonesOf(snap, layer, z, x, y, instantMicros(known)) : null;
   }
 
   private async current(db: Queryable): Promise<KeySnapshot | null> {

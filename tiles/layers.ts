@@ -1,6 +1,6 @@
 // The map layers served as vector tiles: what each reads, its zoom range and its fields (the
 // TileJSON vector_layers are written from the same definitions).
-import { resolveTimes, type TimeSpec, type TimeValue } from '../core/time.ts';
+import { PROVISIONAL_ZONE, resolveTimes, type TimeSpec, type TimeValue } from '../core/time.ts';
 
 export interface TileLayer {
   id: 'district' | 'overlay' | 'parcel' | 'future_land_use' | 'coverage';
@@ -141,11 +141,19 @@ export function tileKeySql(layer: TileLayer, known = '$5'): string {
 /** The key alone ($1..$3 the tile, $4 the knowledge instant): for revalidation and empty zooms. */
 export const tileKeyOnlySql = (layer: TileLayer) => `WITH bounds AS (SELECT ST_Transform(ST_TileEnvelope($1, $2, $3), 4326) AS box) SELECT ${tileKeySql(layer, '$4')} AS key FROM bounds`;
 
-/** The date and knowledge instant a map shows for the time parameters given (none: today, known now). */
-export function mapTimes(params: { as_of?: TimeSpec; known_as_of?: TimeSpec }) {
-  const t = resolveTimes(params, 'America/New_York');
+/** Whether as_of names a day in each jurisdiction's own zone (none, or an instant) rather than a calendar date. */
+export const datesByZone = (params: { as_of?: TimeSpec }) => !params.as_of || params.as_of.form === 'instant' || params.as_of.form === 'last';
+
+/**
+ * The date and knowledge instant a map shows for the time parameters given (none: today, known
+ * now), read in the zones of the jurisdictions it shows; where their dates differ (around
+ * midnight), the earliest: the day that has begun in all of them. No zone: UTC.
+ */
+export function mapTimes(params: { as_of?: TimeSpec; known_as_of?: TimeSpec }, zones: string[], now = new Date()) {
   const at = (v: TimeValue) => (v.kind === 'instant' ? v.date : v.to);
-  return { asOf: at(t.asOf), knownAsOf: t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end, requested: t };
+  const read = (zones.length ? zones : [PROVISIONAL_ZONE]).map((zone) => ({ zone, t: resolveTimes(params, zone, now) }));
+  const { zone, t } = read.sort((a, b) => at(a.t.asOf).localeCompare(at(b.t.asOf)))[0];
+  return { asOf: at(t.asOf), knownAsOf: t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end, requested: t, zone };
 }
 
 /** Metres per pixel at a zoom (4096-unit tiles): the simplification that cannot be seen. */

@@ -10,7 +10,8 @@ import { parseBbox } from '../api/routes/parcels.ts';
 import { defineRoutes, type Req } from '../api/route.ts';
 import { MAP_VERSION } from '../api/schemas.ts';
 import type { MadeTile } from './batch.ts';
-import { mapTimes, mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileKeySql, tileSql, tolerance } from './layers.ts';
+import { tileBox } from './keys.ts';
+import { datesByZone, mapTimes, mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileKeySql, tileSql, tolerance } from './layers.ts';
 
 const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
 /** Each layer's statements, written once (the same text every call): the tile with its key, and the key alone. */
@@ -28,9 +29,42 @@ export function layerOf(raw: string): TileLayer {
  * before the load began (the same question gives the same map during the load and after, as
  * /rule does).
  */
-async function pointInTime(req: Req) {
-  const t = mapTimes(req.params);
+async function pointInTime(req: Req, zones: string[]) {
+  const t = mapTimes(req.params, zones);
   return req.params.known_as_of ? { ...t, knownAsOf: await settledAnywhere(req.services.pool, t.knownAsOf) } : t;
+}
+
+interface Shown {
+  layer?: string | null;
+  box?: [number, number, number, number] | null;
+  jurisdiction?: string[] | null;
+  parcel?: string | null;
+}
+
+/**
+ * The timezones of the jurisdictions a map request shows: those named, the parcel's, or those
+ * whose maps (of the layer) touch the box; asked only when as_of is read per zone (datesByZone).
+ */
+async function zonesShown(req: Req, q: Shown): Promise<string[]> {
+  if (!datesByZone(req.params)) return [];
+  const { rows } = await req.services.pool.query(
+    `SELECT DISTINCT j.timezone FROM jurisdiction j
+      WHERE ($3::text[] IS NULL OR j.id = ANY($3) OR j.slug = ANY($3) OR j.fips_key = ANY($3))
+        AND ($4::text IS NULL OR j.id IN (SELECT jurisdiction_id FROM parcel WHERE id = $4))
+        AND EXISTS (SELECT 1 FROM map_version m WHERE m.jurisdiction_id = j.id AND ($1::text IS NULL OR m.layer = $1)
+                       AND ($2::float8[] IS NULL OR m.extent && ST_MakeEnvelope($2[1], $2[2], $2[3], $2[4], 4326)))
+      ORDER BY 1`,
+    [q.layer ?? null, q.box ?? null, q.jurisdiction ?? null, q.parcel ?? null],
+  );
+  return rows.map((r) => r.timezone);
+}
+
+/** A tile's times: its zones from the process's snapshot of map extents when it has one (tiles/keys.ts). */
+async function tileTimes(req: Req, layer: TileLayer, z: number, x: number, y: number) {
+  if (!datesByZone(req.params) || !layer.versionLayer) return pointInTime(req, []);
+  const known = mapTimes(req.params, []).knownAsOf;
+  const zones = req.params.known_as_of ? null : await req.services.tileKeys.zones(req.services.pool, layer, z, x, y, known);
+  return pointInTime(req, zones ?? (await zonesShown(req, { layer: layer.versionLayer, box: tileBox(z, x, y) })));
 }
 
 function tileCoords(req: Req) {
@@ -94,7 +128,7 @@ export const tileRoutes = defineRoutes([
       ...timeParams(),
     ],
     handler: async (req) => {
-      const t = await pointInTime(req);
+      const t = await pointInTime(req, await zonesShown(req, { jurisdiction: req.params.jurisdiction }));
       const interval = t.requested.asOf.kind === 'interval' ? t.requested.asOf : null;
       const { rows } = await req.services.pool.query(
         `SELECT m.*, nx.m_through::text AS through, j.slug FROM ${mapVersionsKnownAt('$3')} JOIN jurisdiction j ON j.id = m.jurisdiction_id
@@ -141,7 +175,7 @@ export const tileRoutes = defineRoutes([
     handler: async (req) => {
       const layer = layerOf(req.params.layer);
       const bbox = req.params.bbox ? parseBbox(req.params.bbox) : null;
-      const t = await pointInTime(req);
+      const t = await pointInTime(req, await zonesShown(req, { layer: layer.versionLayer, box: bbox }));
       const db = req.services.pool;
       const world = [-180, -85.0511, 180, 85.0511];
       const bounds = (await layerBounds(db, layer, t.asOf, t.knownAsOf, bbox)) ?? bbox ?? world;
@@ -190,7 +224,7 @@ export const tileRoutes = defineRoutes([
     handler: async (req) => {
       const layer = layerOf(req.params.layer);
       const { z, x, y } = tileCoords(req);
-      const t = await pointInTime(req);
+      const t = await tileTimes(req, layer, z, x, y);
       if (t.requested.asOf.kind === 'interval') throw invalid('as_of', 'a tile shows one date; give a date, not an interval');
       const db = req.services.pool;
       // The ETag: the tile, its date, and what its rows hang on as known then (tileKeySql). As
@@ -246,7 +280,8 @@ export const imageRoutes = defineRoutes([
     handler: async (req) => {
       const layer = layerOf(req.params.layer);
       if (layer.id === 'coverage') throw invalid('layer', 'exhibits draw district, overlay, future_land_use or parcel');
-      const t = await pointInTime(req);
+      const box = req.params.bbox && !req.params.parcel ? parseBbox(req.params.bbox) : null;
+      const t = await pointInTime(req, await zonesShown(req, { layer: layer.versionLayer, box, parcel: box ? null : (req.params.parcel ?? null) }));
       const { renderExhibit } = await import('./image.ts');
       const { png, stamp } = await renderExhibit(req.services.pool, { layer, bbox: req.params.bbox, parcel: req.params.parcel, width: req.params.width, height: req.params.height, asOf: t.asOf, knownAsOf: t.knownAsOf });
       const headers = {

@@ -13,6 +13,8 @@ export interface TokenPayload {
   jurisdiction: string | null;
   grain: Grain;
   input: string;
+  /** the point asked, when the location was given as one (its districts come first) */
+  point?: string | null;
   exp: number; // seconds since epoch
 }
 

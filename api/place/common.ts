@@ -2,7 +2,7 @@
 // resolving them, and the resolution, jurisdiction and coverage blocks of the answer.
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../core/errors.ts';
-import { type TimeInstant, type TimeValue, resolveTimes, timeBlock } from '../../core/time.ts';
+import { PROVISIONAL_ZONE, type TimeInstant, type TimeValue, resolveTimes, timeBlock } from '../../core/time.ts';
 import { settledKnowledge } from '../../store/changes.ts';
 import type { Queryable } from '../../store/db.ts';
 import { type Frame, loadFrame } from '../../store/place/frame.ts';
@@ -10,6 +10,7 @@ import { type LocationInput, type Resolved, resolveLocation, type Times } from '
 import { issueToken, readToken } from '../location/token.ts';
 import type { Req } from '../route.ts';
 import type { Services } from '../services.ts';
+import { sameDates } from './zone.ts';
 
 export interface PlaceContext {
   /** the jurisdiction's coverage, authorities and feed watermark (null when none was resolved) */
@@ -91,8 +92,9 @@ export async function placeContextFor(services: Services, p: Record<string, any>
     plss: p.plss,
     token: p.location_token ? readToken(services.secret, p.location_token) : undefined,
   };
-  // The jurisdiction's timezone fixes a default as_of; resolve first in New England's, then again.
-  let t = resolveTimes(p, 'America/New_York');
+  // dates are read in the jurisdiction's own zone: found first provisionally, again if the zone moves them (zone.ts)
+  const now = new Date();
+  let t = resolveTimes(p, PROVISIONAL_ZONE, now);
   let resolved = await resolveLocation(db, input, pointTimes(t.asOf, t.knownAsOf));
   let jurisdiction: JurisdictionRef | null = null;
   let frame: Frame | null = null;
@@ -100,13 +102,19 @@ export async function placeContextFor(services: Services, p: Record<string, any>
   // as known now, the frame may come from the process's cache (dropped when knowledge changes)
   const frameAt = (id: string) => (t.knownAsOf.basis === 'default' ? services.frames.get(db, id, subjects, pointTimes(t.asOf, t.knownAsOf)) : loadFrame(db, id, subjects, pointTimes(t.asOf, t.knownAsOf)));
   if (resolved.jurisdiction) {
-    frame = await frameAt(resolved.jurisdiction);
-    if (frame.jurisdiction.timezone !== 'America/New_York') {
-      t = resolveTimes(p, frame.jurisdiction.timezone);
-      frame = await frameAt(resolved.jurisdiction);
+    const j = resolved.jurisdiction;
+    frame = await frameAt(j);
+    const own = resolveTimes(p, frame.jurisdiction.timezone, now);
+    const moved = !sameDates(t, own);
+    t = own;
+    if (moved) {
+      // found again on the jurisdiction's own dates (kept as first found if that leaves the jurisdiction)
+      const again = await resolveLocation(db, input, pointTimes(t.asOf, t.knownAsOf));
+      if (again.jurisdiction === j) resolved = again;
+      frame = await frameAt(j);
     }
     if (frame.loadWindow) {
-      const s = await settleKnown(db, t.knownAsOf, [resolved.jurisdiction]);
+      const s = await settleKnown(db, t.knownAsOf, [j]);
       if (s.settled) {
         // a load of the jurisdiction was in flight at the instant asked: answer as known before it
         settled = s.settled;
@@ -127,7 +135,7 @@ export async function placeContextFor(services: Services, p: Record<string, any>
   }
   const token =
     resolved.geojson && resolved.state === 'resolved'
-      ? issueToken(services.secret, { geojson: resolved.parcels.length && resolved.grain === 'parcel' ? null : resolved.geojson, parcels: resolved.parcels.map((x) => x.id), jurisdiction: resolved.jurisdiction, grain: resolved.grain, input: resolved.input })
+      ? issueToken(services.secret, { geojson: resolved.parcels.length && resolved.grain === 'parcel' ? null : resolved.geojson, parcels: resolved.parcels.map((x) => x.id), jurisdiction: resolved.jurisdiction, grain: resolved.grain, input: resolved.input, point: resolved.point })
       : null;
   return { frame, resolved, times: pointTimes(t.asOf, t.knownAsOf), asOf: t.asOf, knownAsOf: t.knownAsOf, jurisdiction, token, settled };
 }
@@ -171,7 +179,7 @@ export function coverageBlock(c: PlaceContext, layers: string[]) {
 }
 
 export function asOfBlock(c: PlaceContext, earliest: Record<string, string>, segments?: number) {
-  return timeBlock({ asOf: c.asOf, knownAsOf: c.knownAsOf, timezone: c.jurisdiction?.timezone ?? 'America/New_York', earliestRetained: earliest, segmentCount: segments });
+  return timeBlock({ asOf: c.asOf, knownAsOf: c.knownAsOf, timezone: c.jurisdiction?.timezone ?? PROVISIONAL_ZONE, earliestRetained: earliest, segmentCount: segments });
 }
 
 /** earliest_retained per layer, from coverage. */

@@ -4,13 +4,15 @@
 import type { Queryable } from '../../store/db.ts';
 import type { CitationView } from '../../store/evidence.ts';
 import { type Composed, compose, type Stated } from '../../store/place/compose.ts';
-import { lawAt } from '../../store/place/law.ts';
+import { apartSlivers, lawAt, sliverView } from '../../store/place/law.ts';
 import type { Times } from '../../store/place/resolve.ts';
 
 export interface RuleQuery {
   jurisdictionId: string;
   /** the location; null when it is too coarse to place in a district (a jurisdiction-level answer) */
   geojson: string | null;
+  /** the point asked, whose own districts come first */
+  point?: string | null;
   uses?: string[];
   controlTypes?: string[];
   include: Set<string>;
@@ -80,8 +82,10 @@ function composedView(c: Composed, view: (s: Stated) => Record<string, unknown>)
 }
 
 export async function ruleAt(db: Queryable, q: RuleQuery, t: Times) {
-  const law = { jurisdictionId: q.jurisdictionId, geojson: q.geojson, codeText: q.heldLayers.has('zoning_text'), moratoria: q.include.has('moratorium'), controlTypes: q.controlTypes, uses: q.uses };
-  const { shares, facts, controls, permissions, unlisted, moratoria, citations: cites } = await lawAt(db, law, t);
+  const law = { jurisdictionId: q.jurisdictionId, geojson: q.geojson, point: q.point, codeText: q.heldLayers.has('zoning_text'), moratoria: q.include.has('moratorium'), controlTypes: q.controlTypes, uses: q.uses };
+  const held = await lawAt(db, law, t);
+  const { facts, controls, permissions, unlisted, moratoria, citations: cites } = held;
+  const { shares, slivers } = apartSlivers(held.shares);
   const districts = new Map(shares.map((s) => [s.district_id, { code: facts.get(s.district_id)?.code_normalized ?? s.code, kind: s.kind, rank: (facts.get(s.district_id) as Row | undefined)?.precedence_rank ?? null }]));
   const overlays = shares.filter((s) => s.kind === 'overlay');
   const bases = shares.filter((s) => s.kind === 'base');
@@ -96,6 +100,7 @@ export async function ruleAt(db: Queryable, q: RuleQuery, t: Times) {
       share: b.share,
       area_m2: b.area_m2,
       on_boundary: b.on_boundary || undefined,
+      contains_point: b.contains_point ?? undefined,
       control: compose(cCells).map((c) => composedView(c, (s) => controlView(s, cites))),
       permission: compose(pCells).map((c) => composedView(c, (s) => permissionView(s, cites))),
     };
@@ -103,7 +108,8 @@ export async function ruleAt(db: Queryable, q: RuleQuery, t: Times) {
   return {
     // no district assignment for a location too coarse to place in one: null, not an empty list
     share: q.geojson ? share : null,
-    overlay: q.geojson ? overlays.map((o) => ({ district: { id: o.district_id, code: districts.get(o.district_id)!.code, local_label: facts.get(o.district_id)?.local_label ?? null, citation: cite(cites, facts.get(o.district_id)?.citation_id ?? null) }, share: o.share })) : null,
+    ...(slivers.length ? { sliver: slivers.map(sliverView) } : {}),
+    overlay: q.geojson ? overlays.map((o) => ({ district: { id: o.district_id, code: districts.get(o.district_id)!.code, local_label: facts.get(o.district_id)?.local_label ?? null, citation: cite(cites, facts.get(o.district_id)?.citation_id ?? null) }, share: o.share, contains_point: o.contains_point ?? undefined })) : null,
     unlisted_uses: unlisted ? { result: unlisted.result, process: unlisted.process, citation: cite(cites, unlisted.citation_id), effective_from: unlisted.effective_from } : null,
     ...(q.include.has('moratorium') ? { moratorium: moratoria.map((m) => ({ ...m, citation: cite(cites, m.citation_id) })) } : {}),
   };

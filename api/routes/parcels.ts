@@ -6,6 +6,8 @@ import type { Queryable } from '../../store/db.ts';
 import { resolveLocation, type Times } from '../../store/place/resolve.ts';
 import { collectionParams, type ResourceDef, runCollection, type SqlContext, timeParams } from '../collection/index.ts';
 import { FIELD_PARAM } from '../fields.ts';
+import { pointTimes } from '../place/common.ts';
+import { inOwnZone } from '../place/zone.ts';
 import { defineRoutes } from '../route.ts';
 import { PARCEL } from '../schemas.ts';
 import { jurisdictionByRef } from './jurisdiction.ts';
@@ -70,7 +72,7 @@ const LOCATOR = {
 };
 
 /** One locator of a batch: every entry is answered, a bad one with status invalid. */
-async function locate(db: Queryable, l: Record<string, any>, t: Times) {
+async function locate(db: Queryable, l: Record<string, any>) {
   const ways = ['address', 'apn', 'parcel', 'lat'].filter((k) => l[k] !== undefined);
   if ((l.lat === undefined) !== (l.lon === undefined)) return { status: 'invalid', detail: 'lat and lon go together' };
   if (ways.length !== 1) return { status: 'invalid', detail: ways.length ? `name the parcel one way, not ${ways.join(' and ')}` : 'name the parcel: address, apn, parcel or lat and lon' };
@@ -80,7 +82,11 @@ async function locate(db: Queryable, l: Record<string, any>, t: Times) {
       const j = await jurisdictionByRef(db, l.jurisdiction, 'jurisdiction');
       fips = `${j.fips_state}${j.fips_county ?? ''}`;
     }
-    const r = await resolveLocation(db, { address: l.address, apn: l.apn, fips, parcel: l.parcel ? [l.parcel] : undefined, point: l.lat !== undefined ? { lat: l.lat, lon: l.lon } : undefined }, t);
+    const input = { address: l.address, apn: l.apn, fips, parcel: l.parcel ? [l.parcel] : undefined, point: l.lat !== undefined ? { lat: l.lat, lon: l.lon } : undefined };
+    // today in the parcel's own jurisdiction
+    const placed = await inOwnZone(db, {}, (z) => resolveLocation(db, input, pointTimes(z.asOf, z.knownAsOf)), (x) => x.jurisdiction);
+    const r = placed.found;
+    const t = pointTimes(placed.times.asOf, placed.times.knownAsOf);
     if (r.state === 'ambiguous') return { status: 'ambiguous', candidates: r.candidates.length, detail: r.detail, candidate: r.candidates };
     if (r.parcels.length !== 1) return { status: 'unmatched', candidates: 0, detail: r.detail ?? `the location resolves to a ${r.grain}, not one parcel` };
     const row = await parcelById(db, r.parcels[0].id, t);
@@ -152,9 +158,10 @@ export const parcelRoutes = defineRoutes([
     params: [{ name: 'parcel', in: 'path', type: 'string', required: true }, ...timeParams(), FIELD_PARAM],
     handler: async (req) => {
       const id = requireId('parcel', req.params.parcel, 'parcel');
-      const times = resolveTimes(req.params, 'America/New_York');
-      const t = { asOf: times.asOf.kind === 'instant' ? times.asOf.date : times.asOf.to, knownAsOf: times.knownAsOf.kind === 'instant' ? times.knownAsOf.instant : times.knownAsOf.end };
-      const row = await parcelById(req.services.pool, id, t);
+      const db = req.services.pool;
+      const placed = await inOwnZone(db, req.params, (z) => parcelById(db, id, pointTimes(z.asOf, z.knownAsOf)), (x) => x?.jurisdiction_id);
+      const t = pointTimes(placed.times.asOf, placed.times.knownAsOf);
+      const row = placed.found;
       if (!row) throw notFound('parcel', id);
       const props = await req.services.pool.query(`SELECT DISTINCT id FROM property WHERE $1 = ANY(parcel_ids) AND known @> $2::timestamptz`, [id, t.knownAsOf]);
       return { item: { ...parcelItem(row), property: props.rows.map((r) => r.id) } };
@@ -174,10 +181,8 @@ export const parcelRoutes = defineRoutes([
     price: { credits: 1, per: 'item', repeatFreeHours: 24, note: 'One credit per parcel returned; free again for a day; an unmatched locator costs nothing.', estimateUnits: (req) => req.body?.item?.length ?? 0 },
     body: { type: 'object', additionalProperties: false, required: ['item'], properties: { item: { type: 'array', minItems: 1, maxItems: 500, items: LOCATOR } } },
     handler: async (req) => {
-      const times = resolveTimes({}, 'America/New_York');
-      const t = { asOf: (times.asOf as TimeInstant).date, knownAsOf: (times.knownAsOf as TimeInstant).instant };
       const items: Array<Record<string, unknown> & { status: string }> = [];
-      for (const l of req.body.item as Array<Record<string, unknown>>) items.push({ input: l, ...(await locate(req.services.pool, l, t)) });
+      for (const l of req.body.item as Array<Record<string, unknown>>) items.push({ input: l, ...(await locate(req.services.pool, l)) });
       const count = (s: string) => items.filter((i) => i.status === s).length;
       const keys = items.flatMap((i) => ('parcel' in i && i.parcel ? [`parcel:${(i.parcel as { id: string }).id}`] : []));
       return {

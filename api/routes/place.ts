@@ -1,7 +1,7 @@
 // GET /place: what is at a location and who governs it (spec 4.2).
 import { newId } from '../../core/ids.ts';
 import { timeParams } from '../collection/index.ts';
-import { lawAt } from '../../store/place/law.ts';
+import { apartSlivers, lawAt } from '../../store/place/law.ts';
 import { FIELD_PARAM } from '../fields.ts';
 import { GEOMETRY_BODY, geometryParam, LOCATION_PARAMS } from '../location/params.ts';
 import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, placeContextFor, resolutionBlock, placeKey, settledNotice } from '../place/common.ts';
@@ -40,15 +40,18 @@ export function authorityItems(rows: Array<Record<string, any>>) {
   }));
 }
 
-async function assignment(db: Queryable, jurisdictionId: string, geojson: string, times: { asOf: string; knownAsOf: string }) {
-  const { shares, facts, citations: cites } = await lawAt(db, { jurisdictionId, geojson, codeText: false, moratoria: false }, times);
-  return shares.map((s) => {
+async function assignment(db: Queryable, jurisdictionId: string, geojson: string, point: string | null, times: { asOf: string; knownAsOf: string }) {
+  const held = await lawAt(db, { jurisdictionId, geojson, point, codeText: false, moratoria: false }, times);
+  const { facts, citations: cites } = held;
+  // slivers (store/place/law.ts) are left out of the assignment: the parcel is not split there
+  return apartSlivers(held.shares).shares.map((s) => {
     const f = facts.get(s.district_id);
     return {
       district: { id: s.district_id, kind: s.kind, code: f?.code_normalized ?? s.code, code_raw: f?.code_raw ?? s.code, local_label: f?.local_label ?? null, type: f?.type ?? null, href: `/jurisdiction/${jurisdictionId}/district/${s.district_id}` },
       share: s.share,
       area_m2: s.area_m2,
       on_boundary: s.on_boundary || undefined,
+      contains_point: s.contains_point ?? undefined,
       map_version: s.map_version,
       citation: f?.citation_id ? cites.get(f.citation_id) ?? null : null,
       status: f ? f.status : 'stated',
@@ -73,7 +76,7 @@ export async function placeAnswer(services: Services, params: Record<string, any
   if (j && include.has('authority')) extra.authority = authorityItems(c.frame!.authorities);
   const item: Record<string, unknown> = {};
   const placed = c.resolved.state === 'resolved' && c.resolved.geojson;
-  if (include.has('assignment')) item.assignment = placed && j ? await assignment(db, j.id, c.resolved.geojson!, c.times) : null;
+  if (include.has('assignment')) item.assignment = placed && j ? await assignment(db, j.id, c.resolved.geojson!, c.resolved.point, c.times) : null;
   if (include.has('parcel')) item.parcel = c.resolved.parcels.map((p) => ({ id: p.id, parcel_key: p.parcel_key, href: `/parcel/${p.id}` }));
   if (include.has('boundary')) item.boundary = placed ? JSON.parse(c.resolved.geojson!) : null;
   const missing = [...include].filter((i) => ['special_district', 'context_layer', 'future_land_use', 'property'].includes(i));

@@ -100,7 +100,7 @@ async function rule(req: { services: Services; params: Record<string, any> }, c:
   }
   // a location too coarse (or ambiguous) for a parcel is answered at the jurisdiction: no district
   const placed = c.resolved.state === 'resolved' && c.resolved.geojson ? c.resolved.geojson : null;
-  const q = { jurisdictionId: j.id, geojson: placed, uses: req.params.use, controlTypes: req.params.control_type, include, heldLayers: held };
+  const q = { jurisdictionId: j.id, geojson: placed, point: placed ? c.resolved.point : null, uses: req.params.use, controlTypes: req.params.control_type, include, heldLayers: held };
   const known = c.times.knownAsOf;
   let item: Record<string, unknown>;
   let segments = 1;

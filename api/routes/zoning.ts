@@ -3,15 +3,16 @@
 // Accept. A use the ordinance never names is absent from allowances: that is not a prohibition.
 import { ApiError, invalid, notFound } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
-import { resolveTimes } from '../../core/time.ts';
+import { PROVISIONAL_ZONE, resolveTimes } from '../../core/time.ts';
 import type { Queryable } from '../../store/db.ts';
 import { type CitationView, citationsByIds } from '../../store/evidence.ts';
 import { containment } from '../../store/jurisdictions.ts';
-import { controlsFor, districtShares, permissionsFor, unlistedUseRule } from '../../store/place/law.ts';
+import { apartSlivers, controlsFor, districtShares, permissionsFor, type Share, sliverView, unlistedUseRule } from '../../store/place/law.ts';
 import { resolveLocation, type Times } from '../../store/place/resolve.ts';
 import { defineRoutes, type Req } from '../route.ts';
 import { timeParams } from '../collection/index.ts';
 import { knownUses, settledNotice, settleKnown } from '../place/common.ts';
+import { inOwnZone, type ResolvedTimes } from '../place/zone.ts';
 import { parseBbox } from './parcels.ts';
 import { jurisdictionByRef } from './jurisdiction.ts';
 
@@ -76,7 +77,7 @@ async function zoningObjects(req: Req, rows: ZoningRow[], t: Times, use?: string
     const j = js.get(r.jurisdiction_id)!;
     const allowances = permissions
       .filter((p) => p.district_id === r.id)
-      .map((p) => ({ use: { code: p.use_slug ?? p.use_label_raw, name: p.use_name ?? p.use_label_raw, category: p.use_slug?.split('.')[0] ?? null }, result: RESULT[p.level], qualification: p.conditions, process: p.process ?? (p.level === 'conditional_use' ? 'special permit' : null), symbol: p.symbol, citation: inline(cites.get(p.citation_id)) }));
+      .map((p) => ({ use: { code: p.use_slug ?? p.use_label_raw, name: p.use_name ?? p.use_label_raw, category: p.use_slug?.split('.')[0] ?? null }, result: RESULT[p.level], qualification: p.conditions, process: p.process, symbol: p.symbol, citation: inline(cites.get(p.citation_id)) }));
     const u = unlisted.get(r.jurisdiction_id);
     const obj: Record<string, unknown> = {
       object: 'zoning',
@@ -117,11 +118,13 @@ function feature(o: Record<string, unknown>) {
   return { type: 'Feature', id: o.id, geometry: geometry ?? null, properties };
 }
 
-function times(req: Req, tz = 'America/New_York'): Times {
-  const t = resolveTimes(req.params, tz);
+/** One date (in the zone the answer's jurisdiction keeps) and one knowledge instant. */
+function atOneDate(t: ResolvedTimes): Times {
   if (t.asOf.kind === 'interval') throw invalid('as_of', 'zoning answers at one date; ask /rule or a district for an interval');
   return { asOf: t.asOf.date, knownAsOf: t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end };
 }
+
+const times = (req: Req, tz: string): Times => atOneDate(resolveTimes(req.params, tz));
 
 /** The knowledge instant settled for a jurisdiction's loads in flight (api/place/common.ts). */
 async function settled(db: Queryable, t: Times, jurisdictionId: string) {
@@ -172,16 +175,21 @@ export const zoningRoutes = defineRoutes([
       if (p.code && !p.jurisdiction && !p.fips) throw invalid('code', 'a district code needs jurisdiction or fips');
       // a use the vocabulary does not hold is refused, never answered as "no classification speaks of it"
       const use = p.use ? (await knownUses(db, [p.use]))![0] : undefined;
-      let t = times(req);
+      atOneDate(resolveTimes(req.params, PROVISIONAL_ZONE)); // an interval is refused before any lookup
+      let t: Times;
       let rows: ZoningRow[];
       let chargeKey: string | null = null;
       let jurisdictionId: string;
       let notice: Array<Record<string, unknown>> = [];
+      let atPlace: Map<string, Share> | null = null;
+      let sliver: unknown[] | null = null;
       const placeGiven = p.address || p.lat !== undefined || p.parcel || p.bbox;
       if (placeGiven) {
         const geometry = p.bbox ? (() => { const [w, s, e, n] = parseBbox(p.bbox); return JSON.stringify({ type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] }); })() : undefined;
         const input = { address: p.address, point: p.lat !== undefined ? { lat: p.lat, lon: p.lon } : undefined, parcel: p.parcel ? [p.parcel] : undefined, geometry };
-        let r = await resolveLocation(db, input, t);
+        const placed = await inOwnZone(db, req.params, (z) => resolveLocation(db, input, atOneDate(z)), (x) => x.jurisdiction);
+        t = atOneDate(placed.times);
+        let r = placed.found;
         if (r.jurisdiction) {
           const s = await settled(db, t, r.jurisdiction);
           if (s.notice) {
@@ -192,15 +200,20 @@ export const zoningRoutes = defineRoutes([
         }
         if (r.state !== 'resolved' || !r.geojson || !r.jurisdiction) throw new ApiError(r.state === 'ambiguous' ? 'location_ambiguous' : 'location_insufficient_precision', { field: p.address ? 'address' : 'location', detail: r.detail ?? `the location resolves to a ${r.grain}` });
         jurisdictionId = r.jurisdiction;
-        const shares = await districtShares(db, r.jurisdiction, r.geojson, t);
-        if (shares.length === 0) throw new ApiError('not_available', { detail: 'No zoning map is held for this place.' });
+        const { shares, slivers } = apartSlivers(await districtShares(db, r.jurisdiction, r.geojson, t, r.point));
+        if (slivers.length) sliver = slivers.map(sliverView);
+        if (shares.length === 0) throw new ApiError('not_available', { detail: `No zoning map in force on ${t.asOf} (${placed.timezone}) is held for this place.` });
         rows = await districtsWhere(db, 'd.id = ANY($3::text[])', [shares.map((s) => s.district_id)], t, (p.include ?? []).includes('geometry'));
-        rows.sort((a, b) => (a.kind === b.kind ? a.code_normalized.localeCompare(b.code_normalized) : a.kind === 'base' ? -1 : 1));
+        // in the order of the shares: base first, the point's own first, then the largest share
+        const order = new Map(shares.map((s, i) => [s.district_id, i]));
+        rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+        atPlace = new Map(shares.map((s) => [s.district_id, s]));
         chargeKey = `zoning:${r.parcels.map((x) => x.id).join('+') || r.geojson}`;
       } else {
         if (!p.jurisdiction && !p.fips) throw invalid('jurisdiction', 'name a place (address, lat and lon, parcel, bbox) or a jurisdiction for its legend');
         const j = p.jurisdiction ? await jurisdictionByRef(db, p.jurisdiction, 'jurisdiction') : await fipsJurisdiction(db, p.fips);
         jurisdictionId = j.id;
+        t = times(req, j.timezone);
         const s = await settled(db, t, j.id);
         if (s.notice) {
           t = s.t;
@@ -221,9 +234,15 @@ export const zoningRoutes = defineRoutes([
         notice.push(pendingNotice(pending, t.asOf));
       }
       let out = await zoningObjects(req, rows, t, use);
+      // at a place: the share of it each classification covers, and whether it covers the point asked
+      for (const o of out) {
+        const s = atPlace?.get(o.obj.id === undefined ? '' : dst(String(o.obj.id)));
+        if (s) Object.assign(o.obj, { share: s.share, ...(s.contains_point === null ? {} : { contains_point: s.contains_point }) });
+      }
       if (use) out = out.filter((o) => o.allowances.some((a) => !p.result || a.result === p.result));
       const data = out.map((o) => o.obj);
       if (notice.length) extra.notice = notice;
+      if (sliver) extra.sliver = sliver;
       const charge = chargeKey ? { keys: [chargeKey] } : { keys: [`legend:${req.ctx.querystring}:${Date.now()}`] };
       if (asGeoJson(req)) return { raw: true, body: { type: 'FeatureCollection', features: data.map(feature), ...extra }, contentType: 'application/geo+json', charge };
       return { item: data, hasMore: false, nextCursor: null, page: p.total ? { total: { value: data.length, relation: 'eq' } } : {}, extra, charge };
@@ -250,9 +269,11 @@ export const zoningRoutes = defineRoutes([
     handler: async (req) => {
       const id: string = req.params.zoning_id;
       if (!isId('zoning', id)) throw new ApiError('id_malformed', { field: 'zoning_id', detail: `${JSON.stringify(id)} is not a zon_ id` });
-      let t = times(req);
       const withGeometry = (req.params.include ?? []).includes('geometry');
-      let rows = await districtsWhere(req.services.pool, 'd.id = $3', [dst(id)], t, withGeometry);
+      const db = req.services.pool;
+      const placed = await inOwnZone(db, req.params, (z) => districtsWhere(db, 'd.id = $3', [dst(id)], atOneDate(z), withGeometry), (x) => x[0]?.jurisdiction_id);
+      let t = atOneDate(placed.times);
+      let rows = placed.found;
       if (rows[0]) {
         const s = await settled(req.services.pool, t, rows[0].jurisdiction_id);
         if (s.notice) {
@@ -328,7 +349,7 @@ function pendingNotice(pending: PendingOrdinance[], asOf: string) {
 async function fipsJurisdiction(db: Queryable, fips: string) {
   if (!/^\d{2}(\d{3})?$/.test(fips)) throw invalid('fips', 'a Census GEOID of 2 (state) or 5 (county) digits');
   const level = fips.length === 2 ? 'state' : 'county';
-  const { rows } = await db.query('SELECT id, name FROM jurisdiction WHERE fips_key = $1', [`us:${level}:${fips}`]);
+  const { rows } = await db.query('SELECT id, name, timezone FROM jurisdiction WHERE fips_key = $1', [`us:${level}:${fips}`]);
   if (!rows[0]) throw notFound('jurisdiction', fips, 'fips');
-  return rows[0] as { id: string; name: string };
+  return rows[0] as { id: string; name: string; timezone: string };
 }

@@ -128,3 +128,10 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
   };
 }
 
+
+/** The use-table cells a load holds: what each states, then the cells that state nothing (never where the same row states something). */
+export function heldCells(p: OrdinanceParse): PermissionRecord[] {
+  const key = (x: PermissionRecord) => `${x.district_code}|${x.use_label_normalized}|${x.table_ref}`;
+  const stated = new Set(p.permissions.map(key));
+  return [...p.permissions, ...(p.indeterminate ?? []).filter((x) => !stated.has(key(x)))];
+}

@@ -4,7 +4,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { sha256Hex, stableId } from '../../core/ids.ts';
 import { normalizeLabel } from '../../ingest/labels.ts';
-import { parseOrdinance } from '../../ingest/ordinance/index.ts';
+import { heldCells, parseOrdinance } from '../../ingest/ordinance/index.ts';
 import type { OrdinanceParse } from '../../ingest/types.ts';
 import { applyFacts, type StagedFact } from '../bitemporal.ts';
 import type { ChangeEventDraft } from '../changes.ts';
@@ -60,6 +60,7 @@ async function inHeldForms(ctx: LoadContext, p: OrdinanceParse): Promise<Ordinan
     ...p,
     districts: p.districts.map((d) => ({ ...d, code_normalized: of(d.code_normalized) })),
     permissions: p.permissions.map((x) => ({ ...x, district_code: of(x.district_code) })),
+    indeterminate: (p.indeterminate ?? []).map((x) => ({ ...x, district_code: of(x.district_code) })),
     controls: p.controls.map((x) => ({ ...x, district_code: of(x.district_code) })),
   };
 }
@@ -95,15 +96,19 @@ export const loadCodeText: Loader = async (ctx) => {
   }));
   const slugs = await useSlugs(ctx);
   const unmapped = new Set<string>();
-  const permissions: StagedFact[] = parsed.permissions.map((p) => {
+  const cells = heldCells(parsed);
+  const permissions: StagedFact[] = cells.map((p) => {
     const label = p.use_label_normalized || normalizeLabel(p.use_label_raw);
     const slug = slugs.get(label) ?? null;
     if (!slug) unmapped.add(p.use_label_raw);
+    // a cell that states nothing is held as `unknown`, status `withheld`, its reason in `conditions`
+    const silent = p.level === 'indeterminate';
+    const level = silent ? 'unknown' : p.level;
     return {
       id: stableId('permission', j, p.district_code, label, p.table_ref),
-      content_sha256: hash(p.use_label_raw, p.symbol, p.level, p.process, p.conditions, slug),
+      content_sha256: hash(p.use_label_raw, p.symbol, level, p.process, p.conditions, slug),
       valid_from: from,
-      values: [ctx.source.id, j, districtOf(p.district_code), p.use_label_raw, label, slug, p.symbol, p.level, p.process, p.conditions, p.table_ref, cites.add(p.citation, { effective_from: from }), ctx.version.id, 'stated'],
+      values: [ctx.source.id, j, districtOf(p.district_code), p.use_label_raw, label, slug, p.symbol, level, p.process, p.conditions, p.table_ref, cites.add(p.citation, { effective_from: from }), ctx.version.id, silent ? 'withheld' : 'stated'],
     };
   });
   const controls: StagedFact[] = parsed.controls.map((c) => ({
@@ -125,7 +130,7 @@ export const loadCodeText: Loader = async (ctx) => {
   const anchorsOf = (facts: StagedFact[], anchors: (i: number) => string[]) => facts.map((f, i) => ({ id: f.id, content_sha256: f.content_sha256, anchors: anchors(i) }));
   const datings = [
     await dateFactChanges(ctx, 'section', anchorsOf(sections, (i) => [parsed.sections[i].ref]), (r) => [String(r.ref)]),
-    await dateFactChanges(ctx, 'permission', anchorsOf(permissions, (i) => [parsed.permissions[i].district_code, parsed.permissions[i].table_ref ?? '']), (r) => [codeOfId(r.district_id), String(r.table_ref ?? '')]),
+    await dateFactChanges(ctx, 'permission', anchorsOf(permissions, (i) => [cells[i].district_code, cells[i].table_ref ?? '']), (r) => [codeOfId(r.district_id), String(r.table_ref ?? '')]),
     await dateFactChanges(ctx, 'control', anchorsOf(controls, (i) => [parsed.controls[i].district_code, parsed.controls[i].table_ref ?? '']), (r) => [codeOfId(r.district_id), String(r.table_ref ?? '')]),
   ];
   for (const [facts, d] of [[sections, datings[0]], [permissions, datings[1]], [controls, datings[2]]] as const) for (const f of facts) f.valid_from = d.validFrom.get(f.id) ?? f.valid_from;
@@ -167,10 +172,11 @@ export const loadCodeText: Loader = async (ctx) => {
     const why = kept.everything ? 'this version stated no permission or control' : 'their tables could not be read in this version';
     issues.push({ severity: 'warning', code: 'facts_kept', detail: `${kept.permission.length} permissions and ${kept.control.length} controls of the earlier version are kept: ${why}` });
   }
+  const silent = cells.length - parsed.permissions.length;
   const counts = {
     sections: sections.length,
     districts: parsed.districts.length,
-    permissions: permissions.length,
+    permissions: parsed.permissions.length,
     controls: controls.length,
     citations: citationCount,
     unmapped_labels: unmapped.size,
@@ -178,9 +184,9 @@ export const loadCodeText: Loader = async (ctx) => {
     fact_changed: sectionDelta.changed.length + permissionDelta.changed.length + controlDelta.changed.length + districtDelta.changed.length,
     fact_removed: sectionDelta.removed.length + permissionDelta.removed.length + controlDelta.removed.length + districtDelta.removed.length,
     facts_kept: keptCount,
-    cells_indeterminate: parsed.indeterminate?.length ?? 0,
+    cells_indeterminate: silent,
   };
-  const entry = { sections: sections.length, permissions: permissions.length, controls: controls.length, tables_unread: issues.filter((i) => i.code === 'table_unread').length, errors: fatal.length };
+  const entry = { sections: sections.length, permissions: parsed.permissions.length, cells_indeterminate: silent, controls: controls.length, tables_unread: issues.filter((i) => i.code === 'table_unread').length, errors: fatal.length };
   return {
     counts,
     events,

@@ -1,6 +1,7 @@
 // Zoning and overlay maps: a map_ version per layer, one district_area fact per mapped polygon
 // (by code), districts for codes the map names, the list/map mismatch reported, and one
 // map_change event per district whose mapped area changed by more than a redrawing does.
+import { DRAWING_TOLERANCE_M } from '../../core/tolerance.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import { sha256Hex, stableId } from '../../core/ids.ts';
 import { inflated } from '../../ingest/gzip.ts';
@@ -162,12 +163,8 @@ async function deriveBoundary(ctx: LoadContext) {
   );
 }
 
-/**
- * A district whose polygons were replaced changed only where its old and new drawings differ by a
- * strip at least this wide (metres). Publishers often simplify a map anew for each release, which
- * moves every boundary by a metre or two; a rezoning moves it by at least a lot's width.
- */
-export const MAP_CHANGE_MIN_WIDTH_M = 6;
+/** A district whose polygons were replaced changed only where its old and new drawings differ by a strip at least this wide. */
+export const MAP_CHANGE_MIN_WIDTH_M = DRAWING_TOLERANCE_M;
 
 /**
  * Each touched district's mapped area the day before its change and on the day it took effect,

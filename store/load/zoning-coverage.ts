@@ -28,7 +28,7 @@ export async function mapDistrictsWithoutFacts(client: Client, jurisdictionId: s
     `SELECT DISTINCT d.code_normalized AS code FROM district d
       WHERE d.jurisdiction_id = $1 AND d.kind = 'base' AND upper_inf(d.known) AND upper_inf(d.valid)
         AND EXISTS (SELECT 1 FROM district_area a WHERE a.district_id = d.id AND upper_inf(a.known) AND upper_inf(a.valid))
-        AND NOT EXISTS (SELECT 1 FROM permission p WHERE p.district_id = d.id AND upper_inf(p.known) AND upper_inf(p.valid))
+        AND NOT EXISTS (SELECT 1 FROM permission p WHERE p.district_id = d.id AND p.status <> 'withheld' AND upper_inf(p.known) AND upper_inf(p.valid))
         AND NOT EXISTS (SELECT 1 FROM control k WHERE k.district_id = d.id AND upper_inf(k.known) AND upper_inf(k.valid))
       ORDER BY 1`,
     [jurisdictionId],

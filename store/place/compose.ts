@@ -1,7 +1,8 @@
 // Overlays composed with a base district into one binding answer per cell. A cell is a control
 // (type, building type, qualifier) or a use. An overlay that states a cell supersedes the base;
 // the losing values are kept with the reason. Two overlays that disagree, with no precedence
-// stated, leave the cell conflicting: no binding value is chosen for them.
+// stated, leave the cell conflicting: no binding value is chosen for them. A silent cell
+// (status withheld: blank in the table, no rule for blanks) never supersedes a stated one.
 
 export interface Stated {
   district_id: string;
@@ -21,7 +22,10 @@ export interface Composed {
 
 export function compose(cells: Map<string, Stated[]>): Composed[] {
   const out: Composed[] = [];
-  for (const [cell, stated] of cells) {
+  for (const [cell, all] of cells) {
+    // a cell a district leaves silent (held `withheld`) gives way to any district that states it
+    const speaking = all.filter((s) => s.value.status !== 'withheld');
+    const stated = speaking.length > 0 ? speaking : all;
     const overlays = stated.filter((s) => s.kind === 'overlay');
     const bases = stated.filter((s) => s.kind === 'base');
     if (overlays.length === 0) {

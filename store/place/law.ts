@@ -5,6 +5,7 @@
 // Each kind of fact is one SQL fragment over placeholder expressions. The functions below run
 // one alone; lawAt runs them all as one statement (the answer to /rule and /place is one round
 // trip to the database, not seven).
+import { DRAWING_TOLERANCE_M } from '../../core/tolerance.ts';
 import { named, type Queryable } from '../db.ts';
 import { type CitationView, CITATION_SQL, citationView } from '../evidence.ts';
 import type { Times } from './resolve.ts';
@@ -18,21 +19,29 @@ const SOURCE_RANK = `CASE s.kind WHEN 'code_text' THEN 0 WHEN 'district_list' TH
  * 011). Shares are ratios of planar areas (within a parcel the degree grid does not distort
  * them); a piece that covers the whole location needs no intersection.
  */
-const shareCtes = (j: string, geojson: string, asOf: string, known: string) => `
+const shareCtes = (j: string, geojson: string, asOf: string, known: string, point: string) => `
   loc AS (SELECT g, CASE WHEN GeometryType(g) IN ('POLYGON', 'MULTIPOLYGON') THEN ST_Area(g) END AS a,
-                 CASE WHEN GeometryType(g) IN ('POLYGON', 'MULTIPOLYGON') THEN ST_Area(g::geography) END AS m2
+                 CASE WHEN GeometryType(g) IN ('POLYGON', 'MULTIPOLYGON') THEN ST_Area(g::geography) END AS m2,
+                 CASE WHEN GeometryType(g) IN ('POLYGON', 'MULTIPOLYGON') THEN 2 * ST_Area(g::geography) / NULLIF(ST_Perimeter(g::geography), 0) END AS w,
+                 ST_GeomFromGeoJSON(${point}::text) AS pt
             FROM ST_GeomFromGeoJSON(${geojson}::text) AS g WHERE ${geojson}::text IS NOT NULL),
   hit AS (
-    SELECT a.district_id, a.kind, a.code_raw, a.map_version_id, a.feature_ref,
-           CASE WHEN loc.a IS NULL THEN NULL WHEN ST_Covers(x.geom, loc.g) THEN loc.a ELSE ST_Area(ST_Intersection(x.geom, loc.g)) END AS part,
-           CASE WHEN GeometryType(loc.g) = 'POINT' THEN ST_Intersects(ST_Boundary(a.geom), loc.g) ELSE false END AS edge
+    SELECT a.district_id, a.kind, a.code_raw, a.map_version_id, a.feature_ref, i.inter,
+           CASE WHEN loc.a IS NULL THEN NULL WHEN i.inter IS NULL THEN loc.a ELSE ST_Area(i.inter) END AS part,
+           CASE WHEN GeometryType(loc.g) = 'POINT' THEN ST_Intersects(ST_Boundary(a.geom), loc.g) ELSE false END AS edge,
+           COALESCE(ST_Covers(x.geom, loc.pt), false) AS at_point
       FROM (SELECT * FROM district_area_piece x WHERE ST_Intersects(x.geom, (SELECT g FROM loc)) OFFSET 0) x
       CROSS JOIN LATERAL (SELECT * FROM district_area a WHERE a.fact_id = x.fact_id OFFSET 0) a, loc
+      CROSS JOIN LATERAL (SELECT CASE WHEN loc.a IS NULL OR ST_Covers(x.geom, loc.g) THEN NULL ELSE ST_Intersection(x.geom, loc.g) END AS inter) i
      WHERE a.jurisdiction_id = ${j} AND a.valid @> ${asOf}::date AND a.known @> ${known}::timestamptz),
   share AS (
-    SELECT district_id, kind, min(code_raw) AS code, sum(part) / (SELECT a FROM loc) AS share, (SELECT m2 FROM loc) AS total_m2,
-           bool_and(edge) AS edge, min(map_version_id) AS map_version, min(feature_ref) AS feature_ref
-      FROM hit GROUP BY district_id, kind)`;
+    SELECT district_id, kind, code, share, total_m2, edge, at_point, point_asked, map_version, feature_ref,
+           2 * ST_Area(u::geography) / NULLIF(ST_Perimeter(u::geography), 0) AS width_m, (SELECT w FROM loc) AS place_width_m
+      FROM (SELECT district_id, kind, min(code_raw) AS code, sum(part) / (SELECT a FROM loc) AS share, (SELECT m2 FROM loc) AS total_m2,
+                   bool_and(edge) AS edge, bool_or(at_point) AS at_point, (SELECT pt IS NOT NULL FROM loc) AS point_asked,
+                   min(map_version_id) AS map_version, min(feature_ref) AS feature_ref,
+                   CASE WHEN bool_or(part IS NOT NULL AND inter IS NULL) THEN NULL ELSE ST_Union(inter) END AS u
+              FROM hit GROUP BY district_id, kind) s)`;
 
 const factSql = (ids: string, asOf: string, known: string) => `
   SELECT DISTINCT ON (d.id) d.id, d.kind, d.code_raw, d.code_normalized, d.local_label, d.type, d.purpose, d.section_ref, d.precedence_rank,
@@ -79,9 +88,15 @@ export interface Share {
   on_boundary: boolean;
   map_version: string;
   map_citation_feature: string | null;
+  /** whether the district covers the point asked (null: no point was asked) */
+  contains_point: boolean | null;
+  /** the mean width (m) of the district's part of an area it covers only in part: 2 × area / perimeter */
+  width_m: number | null;
+  /** the same of the whole area asked */
+  place_width_m: number | null;
 }
 
-/** Share rows as served: rounded, slivers dropped, base districts first, largest share first. */
+/** Share rows as served: rounded, slivers dropped, base districts first, the point's own first, then largest share first. */
 function shapeShares(rows: Array<Record<string, any>>): Share[] {
   return rows
     .map((r) => ({
@@ -93,14 +108,31 @@ function shapeShares(rows: Array<Record<string, any>>): Share[] {
       on_boundary: r.edge,
       map_version: r.map_version,
       map_citation_feature: r.feature_ref,
+      contains_point: r.point_asked ? r.at_point : null,
+      width_m: r.width_m === null ? null : Math.round(r.width_m * 100) / 100,
+      place_width_m: r.place_width_m,
     }))
-    .filter((s) => s.share === null || s.share >= 0.0001)
-    .sort((a, b) => (a.kind === b.kind ? (b.share ?? 1) - (a.share ?? 1) || a.code.localeCompare(b.code) : a.kind === 'base' ? -1 : 1));
+    .filter((s) => s.share === null || s.share >= 0.0001 || s.contains_point)
+    .sort((a, b) => (a.kind === b.kind ? Number(b.contains_point ?? 0) - Number(a.contains_point ?? 0) || (b.share ?? 1) - (a.share ?? 1) || a.code.localeCompare(b.code) : a.kind === 'base' ? -1 : 1));
 }
 
+/**
+ * Shares apart from slivers: a district's part of an area narrower on average than the drawing
+ * tolerance (core/tolerance.ts), and than half the area's own width, is where the zoning map and
+ * the parcel layer are drawn apart, not a split of the parcel; it is listed as a sliver, never as
+ * a district of the place (unless it holds the point asked).
+ */
+export function apartSlivers(shares: Share[]): { shares: Share[]; slivers: Share[] } {
+  const thin = (s: Share) => s.width_m !== null && s.width_m < DRAWING_TOLERANCE_M && s.width_m < (s.place_width_m ?? 0) / 2 && !s.contains_point;
+  return { shares: shares.filter((s) => !thin(s)), slivers: shares.filter(thin) };
+}
+
+/** A sliver as answers list it. */
+export const sliverView = (s: Share) => ({ district: { id: s.district_id, code: s.code, kind: s.kind }, share: s.share, area_m2: s.area_m2, width_m: s.width_m });
+
 /** The districts whose mapped polygons reach the location, with the share of it each covers. */
-export async function districtShares(db: Queryable, jurisdictionId: string, geojson: string, t: Times): Promise<Share[]> {
-  const { rows } = await db.query(`WITH ${shareCtes('$1', '$2', '$3', '$4')} SELECT * FROM share`, [jurisdictionId, geojson, t.asOf, t.knownAsOf]);
+export async function districtShares(db: Queryable, jurisdictionId: string, geojson: string, t: Times, point: string | null = null): Promise<Share[]> {
+  const { rows } = await db.query(`WITH ${shareCtes('$1', '$2', '$3', '$4', '$5')} SELECT * FROM share`, [jurisdictionId, geojson, t.asOf, t.knownAsOf, point]);
   return shapeShares(rows);
 }
 
@@ -125,6 +157,8 @@ export interface LawQuery {
   jurisdictionId: string;
   /** the location; null when it is too coarse to place in a district */
   geojson: string | null;
+  /** the point asked (GeoJSON), whose own districts come first */
+  point?: string | null;
   /** read controls, permissions and the unlisted-use rule (the code text is held) */
   codeText: boolean;
   moratoria: boolean;
@@ -151,7 +185,7 @@ export async function lawAt(db: Queryable, q: LawQuery, t: Times): Promise<LawAt
   const { rows } = await db.query(
     named(
       'law-at',
-      `WITH ${shareCtes(j, geo, asOf, known)},
+      `WITH ${shareCtes(j, geo, asOf, known, '$9')},
      fact AS (${factSql(ids, asOf, known)}),
      control AS (${controlSql(ids, asOf, known, '$5')} AND $7::boolean),
      permission AS (${permissionSql(ids, asOf, known, '$6')} AND $7::boolean),
@@ -167,7 +201,7 @@ export async function lawAt(db: Queryable, q: LawQuery, t: Times): Promise<LawAt
             (SELECT row_to_json(x) FROM unlisted x) AS unlisted,
             (SELECT json_agg(x) FROM moratorium x) AS moratoria,
             (SELECT json_agg(x) FROM citation x) AS citations`,
-      [q.jurisdictionId, q.geojson, t.asOf, t.knownAsOf, q.controlTypes ?? null, q.uses ?? null, q.codeText, q.moratoria],
+      [q.jurisdictionId, q.geojson, t.asOf, t.knownAsOf, q.controlTypes ?? null, q.uses ?? null, q.codeText, q.moratoria, q.point ?? null],
     ),
   );
   const r = rows[0];

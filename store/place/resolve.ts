@@ -19,7 +19,7 @@ export interface LocationInput {
   apn?: string;
   fips?: string;
   plss?: { key: string; state: string; surveyed: boolean };
-  token?: { geojson: string | null; parcels: string[]; jurisdiction: string | null; grain: Grain; input: string };
+  token?: { geojson: string | null; parcels: string[]; jurisdiction: string | null; grain: Grain; input: string; point?: string | null };
 }
 
 export interface Candidate {
@@ -40,6 +40,8 @@ export interface Resolved {
   parcels: Array<{ id: string; parcel_key: string }>;
   /** the location as GeoJSON (EPSG:4326) for spatial questions; null when not placed */
   geojson: string | null;
+  /** the point asked (GeoJSON), when the location was given as one: its own districts come first */
+  point: string | null;
   candidates: Candidate[];
   detail: string | null;
 }
@@ -68,25 +70,27 @@ const jurisdictionsCovering = (pt: string) => `(
     FROM jurisdiction_piece jp JOIN jurisdiction j ON j.id = jp.jurisdiction_id WHERE ST_Covers(jp.geom, ${pt}))`;
 
 /**
- * The jurisdiction at a point and the parcels covering it there on the date, as known then: the
+ * The jurisdiction at a point and the parcels covering it there on the date, as known then (a
+ * polygon whose published key holds no parcel number, store/load/parcels.ts, is a right-of-way: `rw`): the
  * most specific held jurisdiction whose extent covers the point; where a derived extent has gaps
  * (a zoning map stops at the water), a parcel of the jurisdiction that covers the point decides.
  */
 const POINT_SQL = (pt: string) => `
-  WITH hit AS (SELECT p.id, p.parcel_key, p.jurisdiction_id, p.geom, p.valid, p.known FROM parcel p WHERE p.fact_id IN ${parcelsCovering(pt)}),
+  WITH hit AS (SELECT p.id, p.parcel_key, p.jurisdiction_id, p.geom, p.valid, p.known, COALESCE(p.attributes->>'key_status' = 'not_a_parcel_id', false) AS rw
+                 FROM parcel p WHERE p.fact_id IN ${parcelsCovering(pt)}),
   j AS (SELECT id FROM (${jurisdictionsCovering(pt)} UNION ALL (SELECT jurisdiction_id, 0 FROM hit WHERE upper_inf(known) LIMIT 1)) x ORDER BY rank LIMIT 1),
-  p AS (SELECT id, parcel_key, ST_AsGeoJSON(geom) AS g FROM hit
+  p AS (SELECT id, parcel_key, rw AS right_of_way, CASE WHEN NOT rw THEN ST_AsGeoJSON(geom) END AS g FROM hit
          WHERE jurisdiction_id = (SELECT id FROM j) AND valid @> $3::date AND known @> $4::timestamptz ORDER BY parcel_key LIMIT 2)
   SELECT j.id, (SELECT json_agg(p) FROM p) AS parcels FROM j`;
 
-async function pointAt(db: Queryable, lon: number, lat: number, t: Times): Promise<{ jurisdiction: string; parcels: Array<{ id: string; parcel_key: string; g: string }> } | null> {
+async function pointAt(db: Queryable, lon: number, lat: number, t: Times): Promise<{ jurisdiction: string; parcels: Array<{ id: string; parcel_key: string; right_of_way: boolean; g: string | null }> } | null> {
   const { rows } = await db.query(named('resolve-point', POINT_SQL('ST_SetSRID(ST_MakePoint($1, $2), 4326)'), [lon, lat, t.asOf, t.knownAsOf]));
   return rows[0] ? { jurisdiction: rows[0].id, parcels: rows[0].parcels ?? [] } : null;
 }
 
 function result(partial: Partial<Resolved> & Pick<Resolved, 'grain' | 'input'>): Resolved {
   const state = partial.state ?? (GRAIN_RANK[partial.grain] > GRAIN_RANK.parcel ? 'insufficient_precision' : 'resolved');
-  return { precision: 'exact', jurisdiction: null, parcels: [], geojson: null, candidates: [], detail: null, grain_requested: 'parcel', ...partial, state };
+  return { precision: 'exact', jurisdiction: null, parcels: [], geojson: null, point: null, candidates: [], detail: null, grain_requested: 'parcel', ...partial, state };
 }
 
 /** A point: its jurisdiction and the parcel covering it (with the parcel's shape). */
@@ -94,12 +98,18 @@ async function fromPoint(db: Queryable, p: { lat: number; lon: number }, t: Time
   const at = await pointAt(db, p.lon, p.lat, t);
   if (!at) throw new ApiError('location_unmatched', { field: 'point', detail: `No jurisdiction held covers ${p.lat},${p.lon}. GET /coverage lists what is held.` });
   const input = `point ${p.lat},${p.lon}`;
+  const point = JSON.stringify({ type: 'Point', coordinates: [p.lon, p.lat] });
   // a point inside one parcel stands for that parcel: its districts are the parcel's, with shares
+  // (the point's own first); a right-of-way polygon is no parcel: the point stands for itself
   if (at.parcels.length === 1) {
     const [only] = at.parcels;
-    return result({ grain: 'parcel', precision: 'contained', input, jurisdiction: at.jurisdiction, parcels: [{ id: only.id, parcel_key: only.parcel_key }], geojson: only.g });
+    if (only.right_of_way) {
+      const detail = `the point lies in a polygon the publisher keys ${JSON.stringify(only.parcel_key.split('#')[0])}, with no parcel number (a right-of-way, water or the like): answered at the point`;
+      return result({ grain: 'point', precision: 'contained', input, jurisdiction: at.jurisdiction, geojson: point, point, detail });
+    }
+    return result({ grain: 'parcel', precision: 'contained', input, jurisdiction: at.jurisdiction, parcels: [{ id: only.id, parcel_key: only.parcel_key }], geojson: only.g, point });
   }
-  return result({ grain: 'point', precision: 'contained', input, jurisdiction: at.jurisdiction, geojson: JSON.stringify({ type: 'Point', coordinates: [p.lon, p.lat] }) });
+  return result({ grain: 'point', precision: 'contained', input, jurisdiction: at.jurisdiction, geojson: point, point });
 }
 
 /** Parcels by id as known then (their latest period), with their shape: one polygon, or the union of several. */
@@ -238,8 +248,8 @@ export async function resolveLocation(db: Queryable, input: LocationInput, t: Ti
   if (input.token) {
     const tk = input.token;
     // whole parcels travel by id: their shape is read again
-    if (!tk.geojson && tk.parcels.length) return { ...(await fromParcels(db, tk.parcels, t)), input: tk.input };
-    return result({ grain: tk.grain, input: tk.input, jurisdiction: tk.jurisdiction, parcels: tk.parcels.map((id) => ({ id, parcel_key: '' })), geojson: tk.geojson, precision: 'exact' });
+    if (!tk.geojson && tk.parcels.length) return { ...(await fromParcels(db, tk.parcels, t)), input: tk.input, point: tk.point ?? null };
+    return result({ grain: tk.grain, input: tk.input, jurisdiction: tk.jurisdiction, parcels: tk.parcels.map((id) => ({ id, parcel_key: '' })), geojson: tk.geojson, point: tk.point ?? null, precision: 'exact' });
   }
   if (input.point && input.buffer) {
     const text = JSON.stringify({ type: 'Point', coordinates: [input.point.lon, input.point.lat] });

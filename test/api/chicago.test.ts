@@ -83,3 +83,44 @@ describe('/rule in Chicago', () => {
     expect(rows).not.toContain('file:');
   });
 });
+
+describe("Chicago's dates are Chicago's (America/Chicago), not another zone's", () => {
+  // an instant on the map's first day in New York that is still the day before in Chicago
+  let instant: string;
+  let dayBefore: string;
+  beforeAll(async () => {
+    const { rows } = await server.services.pool.query(
+      `SELECT to_char(((effective_from::timestamp + interval '30 minutes') AT TIME ZONE 'America/New_York') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS instant,
+              (effective_from - 1)::text AS day_before
+         FROM map_version m JOIN jurisdiction j ON j.id = m.jurisdiction_id WHERE j.slug = 'chicago-il' AND m.layer = 'district'`,
+    );
+    ({ instant, day_before: dayBefore } = rows[0]);
+  });
+
+  test('/rule and /v1/zoning read the instant as a Chicago date, before the map took effect', async () => {
+    const rule = await get(`/rule?point=${points['RS-3']}&as_of=${instant}`);
+    // the day before Chicago's history begins: refused, naming the Chicago date
+    expect(rule.status).toBe(422);
+    expect(rule.body.detail.error).toMatchObject({ code: 'as_of_before_retention', field: 'as_of' });
+    expect(rule.body.detail.error.detail).toContain(`${dayBefore} is before it`);
+    const [lat, lon] = points['RS-3'].split(',');
+    const before = await get(`/v1/zoning?lat=${lat}&lon=${lon}&as_of=${instant}`);
+    expect(before.status).toBe(501);
+    expect(before.body).toMatchObject({ code: 'not_available', detail: `No zoning map in force on ${dayBefore} (America/Chicago) is held for this place.` });
+    const now = await get(`/v1/zoning?lat=${lat}&lon=${lon}`);
+    expect(now.status).toBe(200);
+    expect(now.body.data[0].code.replace(/[\s-]/g, '')).toBe('RS3');
+  });
+
+  test('a tile at that instant shows the map in force on the Chicago date: none yet', async () => {
+    const [lat, lon] = points['RS-3'].split(',').map(Number);
+    const n = 2 ** 14;
+    const x = Math.floor(((lon + 180) / 360) * n);
+    const y = Math.floor(((1 - Math.log(Math.tan((lat * Math.PI) / 180) + 1 / Math.cos((lat * Math.PI) / 180)) / Math.PI) / 2) * n);
+    const tile = (q: string) => fetch(`${server.url}/map/district/14/${x}/${y}${q}`, { headers: { 'X-API-Key': key } });
+    expect((await tile('')).status).toBe(200);
+    expect((await tile(`?as_of=${instant}`)).status).toBe(204);
+    // a calendar date names the same day in every zone
+    expect((await tile(`?as_of=${dayBefore}`)).status).toBe(204);
+  });
+});

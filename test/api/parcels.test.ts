@@ -89,10 +89,16 @@ describe('district assignment', () => {
       expect(r.status).toBe(200);
       const got = r.body.item.assignment.filter((a: { district: { kind: string } }) => a.district.kind === 'base').map((a: { district: { code_raw: string }; share: number }) => [a.district.code_raw, a.share]);
       const { rows } = await pool.query(
-        `SELECT a.code_raw, round((sum(ST_Area(ST_Intersection(a.geom, p.geom)::geography)) / ST_Area(p.geom::geography))::numeric, 4)::float8 AS share
-           FROM parcel p JOIN district_area a ON a.kind = 'base' AND ST_Intersects(a.geom, p.geom)
-          WHERE p.id = $1 GROUP BY a.code_raw, p.geom HAVING sum(ST_Area(ST_Intersection(a.geom, p.geom)::geography)) / ST_Area(p.geom::geography) >= 0.0002
-          ORDER BY share DESC, a.code_raw`,
+        // a part narrower on average (2 × area / perimeter) than the 6 m drawing tolerance and half the parcel's width is a sliver, not a share
+        `SELECT code_raw, share FROM (
+           SELECT a.code_raw, round((ST_Area(ST_Union(ST_Intersection(a.geom, p.geom))::geography) / ST_Area(p.geom::geography))::numeric, 4)::float8 AS share,
+                  bool_or(ST_Covers(a.geom, p.geom)) AS whole,
+                  2 * ST_Area(ST_Union(ST_Intersection(a.geom, p.geom))::geography) / ST_Perimeter(ST_Union(ST_Intersection(a.geom, p.geom))::geography) AS width,
+                  2 * ST_Area(p.geom::geography) / ST_Perimeter(p.geom::geography) AS parcel_width
+             FROM parcel p JOIN district_area a ON a.kind = 'base' AND ST_Intersects(a.geom, p.geom)
+            WHERE p.id = $1 GROUP BY a.code_raw, p.geom) x
+          WHERE share >= 0.0002 AND (whole OR width >= 6 OR width >= parcel_width / 2)
+          ORDER BY share DESC, code_raw`,
         [id],
       );
       // the same districts; shares equal to the geodesic computation within rounding

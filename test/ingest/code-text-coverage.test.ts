@@ -23,11 +23,12 @@ describe('coverage of the zoning text', () => {
   const heldFacts = async () =>
     (
       await h.pool.query(
-        `SELECT (SELECT count(*) FROM permission WHERE upper_inf(known) AND upper_inf(valid))::int AS permissions,
+        `SELECT (SELECT count(*) FROM permission WHERE status = 'stated' AND upper_inf(known) AND upper_inf(valid))::int AS permissions,
+                (SELECT count(*) FROM permission WHERE status = 'withheld' AND upper_inf(known) AND upper_inf(valid))::int AS silent,
                 (SELECT count(*) FROM control WHERE upper_inf(known) AND upper_inf(valid))::int AS controls`,
       )
     ).rows[0];
-  let before: { permissions: number; controls: number };
+  let before: { permissions: number; silent: number; controls: number };
   let coverageBefore: { held: boolean; tier: string; detail: any };
 
   beforeAll(async () => {
@@ -49,7 +50,7 @@ describe('coverage of the zoning text', () => {
     expect(before.permissions).toBeGreaterThan(2000);
     expect(coverageBefore.held).toBe(true);
     const entry = coverageBefore.detail.sources['zoning-ordinance'];
-    expect(entry).toMatchObject({ held: true, permissions: before.permissions, controls: expect.any(Number), districts_without_facts: [] });
+    expect(entry).toMatchObject({ held: true, permissions: before.permissions, cells_indeterminate: before.silent, controls: expect.any(Number), districts_without_facts: [] });
     expect(coverageBefore.tier).toBe(entry.tier);
   });
 
@@ -57,13 +58,14 @@ describe('coverage of the zoning text', () => {
     const code = second.sources.find((s) => s.source === 'zoning-ordinance')!;
     expect(code.state).toBe('loaded');
     expect(code.counts.permissions).toBe(0);
-    expect(code.counts.facts_kept).toBe(before.permissions + before.controls);
+    // the cells held as silent are kept too
+    expect(code.counts.facts_kept).toBe(before.permissions + before.silent + before.controls);
     expect(code.issues.map((i) => i.code)).toContain('facts_kept');
     expect(await heldFacts()).toEqual(before);
     const c = await coverage();
     expect(c.held).toBe(true);
     expect(c.tier).toBe('partial'); // never full with nothing stated
-    expect(c.detail.sources['zoning-ordinance']).toMatchObject({ tier: 'partial', permissions: 0, controls: 0, facts_kept: before.permissions + before.controls });
+    expect(c.detail.sources['zoning-ordinance']).toMatchObject({ tier: 'partial', permissions: 0, controls: 0, facts_kept: before.permissions + before.silent + before.controls });
   });
 });
 

@@ -106,9 +106,19 @@ describe('through the pipeline', () => {
     const s = first.sources.find((x) => x.source === 'zoning-ordinance');
     expect(s).toMatchObject({ state: 'loaded', counts: { sections: 886, districts: parsed.districts.length, permissions: parsed.permissions.length, controls: parsed.controls.length } });
     const { rows } = await h.pool.query(
-      `SELECT count(*) FILTER (WHERE use_slug IS NULL)::int AS raw, count(DISTINCT use_label_raw) FILTER (WHERE use_slug IS NULL)::int AS labels, count(*)::int AS n FROM permission WHERE upper_inf(known)`,
+      `SELECT count(*) FILTER (WHERE use_slug IS NULL AND status = 'stated')::int AS raw, count(DISTINCT use_label_raw) FILTER (WHERE use_slug IS NULL)::int AS labels, count(*) FILTER (WHERE status = 'stated')::int AS n,
+              count(*) FILTER (WHERE status = 'withheld' AND level = 'unknown')::int AS silent FROM permission WHERE upper_inf(known)`,
     );
     expect(rows[0].n).toBe(parsed.permissions.length);
+    // cells that state nothing are held too (unknown, withheld), never dropped silently
+    expect(parsed.indeterminate?.length).toBeGreaterThan(0);
+    expect(rows[0].silent).toBe(s?.counts.cells_indeterminate);
+    expect(rows[0].silent).toBe(parsed.indeterminate?.length);
+    const dash = await h.pool.query(
+      `SELECT p.level, p.status, p.symbol, p.conditions, q.quote FROM permission p JOIN citation q ON q.id = p.citation_id JOIN district d ON d.id = p.district_id AND upper_inf(d.known)
+        WHERE d.code_normalized = 'NR' AND p.table_ref = 'Table 3.1.16' AND p.use_label_raw = 'Motor Vehicle Parking (as noted below)' AND upper_inf(p.known)`,
+    );
+    expect(dash.rows).toEqual([{ level: 'unknown', status: 'withheld', symbol: '–', conditions: '"–" is not in the legend', quote: '| Motor Vehicle Parking (as noted below) | – | – |' }]);
     // unmapped labels are kept raw, counted and flagged; most facts map onto the vocabulary
     expect(rows[0].labels).toBe(s?.counts.unmapped_labels);
     expect(rows[0].raw / rows[0].n).toBeLessThan(0.3);

@@ -59,7 +59,7 @@ describe('tiles made together', () => {
     const pool = server.services.pool;
     const { db, seen } = counting(pool);
     const batcher = new TileBatcher(db, 2, 16);
-    const now = mapTimes({});
+    const now = mapTimes({}, []);
     const times = [
       { asOf: now.asOf, knownAsOf: now.knownAsOf },
       { asOf: '2015-06-01', knownAsOf: now.knownAsOf },
@@ -90,7 +90,7 @@ describe('tiles made together', () => {
     const pool = server.services.pool;
     const { db, seen } = counting(pool);
     const batcher = new TileBatcher(db, 1, 16);
-    const { asOf, knownAsOf } = mapTimes({});
+    const { asOf, knownAsOf } = mapTimes({}, []);
     const good = [
       { z: 14, x: 4954, y: 6057 },
       { z: 15, x: 9908, y: 12115 },
