@@ -16,6 +16,20 @@ const SKIP = /<!--[\s\S]*?-->|<(script|style|head|nav|noscript|template)\b[^>]*>
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 const pipeSafe = (s: string) => s.replace(/\|/g, '\\|');
 const LETTER = /[A-Za-z0-9]/g;
+const SUPER_DIGITS = '⁰¹²³⁴⁵⁶⁷⁸⁹';
+
+/**
+ * A superscript as the retained text keeps it: digits as superscript digits ("35<sup>2</sup>" is
+ * "35²", never the number 352), one letter or a bracketed mark as "[a]", words ("1<sup>st</sup>")
+ * as they are.
+ */
+export function superscript(s: string): string {
+  const t = s.trim();
+  if (/^\d{1,3}$/.test(t)) return [...t].map((d) => SUPER_DIGITS[Number(d)]).join('');
+  const mark = /^[([]?([A-Za-z]|\d{1,2})[)\]]?$/.exec(t);
+  if (mark && (t.length === 1 || t !== mark[1])) return `[${mark[1]}]`;
+  return s;
+}
 
 export interface HtmlLayout {
   text: string;
@@ -141,6 +155,8 @@ export function readHtml(html: string): HtmlLayout {
   const stack: { tag: string; bold: boolean | null }[] = [];
   const tables: TableFrame[] = [];
   let buf = '';
+  // where a <sup> began: the text it wrote is rewritten when it closes (superscript)
+  let sup: { cell: CellState | null; at: number } | null = null;
   let bold = 0;
   let letters = 0;
   let heading = 0;
@@ -184,6 +200,16 @@ export function readHtml(html: string): HtmlLayout {
     const closing = m[1] === '/';
     const tag = m[2].toLowerCase();
     const attrs = m[3];
+    if (tag === 'sup') {
+      const cell = table && !table.inCaption ? table.cell : null;
+      if (!closing) sup = { cell, at: cell ? cell.text.length : buf.length };
+      else if (sup && sup.cell === cell) {
+        if (cell) cell.text = cell.text.slice(0, sup.at) + superscript(cell.text.slice(sup.at));
+        else buf = buf.slice(0, sup.at) + superscript(buf.slice(sup.at));
+        sup = null;
+      }
+      continue;
+    }
     if (!VOID.has(tag) && !attrs.endsWith('/')) {
       if (!closing) stack.push({ tag, bold: boldOf(tag, attrs, sheet) });
       else {

@@ -82,6 +82,23 @@ describe('HTML', () => {
     expect(doc.text.slice(g.after[0].start, g.after[0].end)).toBe('P = Permitted; S = Special permit; N = Not permitted.');
     spansHold(doc);
   });
+
+  test('a superscript is a footnote mark, never a digit of the figure before it (35<sup>2</sup> is 35 ft with note 2, not 352)', async () => {
+    const html = `<html><body><h2>Section 4.1 Dimensional requirements</h2><p>The table sets the requirements of the R-1 and R-2 districts.</p>
+      <table><tr><th>District</th><th>Minimum lot area (square feet)</th><th>Maximum height (feet)</th></tr>
+      <tr><td>R-1</td><td>5,000<sup>1</sup></td><td>35<sup>2</sup></td></tr><tr><td>R-2</td><td>7,500</td><td>40<sup>(a)</sup></td></tr></table>
+      <p><sup>1</sup> Except corner lots.</p><p><sup>2</sup> Or three stories.</p><p><sup>a</sup> Or the height of the tallest abutting building.</p>
+      <h2>Section 4.2 Uses</h2><p>P = permitted. SP = special permit.</p>
+      <table><tr><th>Use</th><th>R-1</th><th>R-2</th></tr><tr><td>Office on the 1<sup>st</sup> floor</td><td>SP<sup>1</sup></td><td>P</td></tr></table></body></html>`;
+    const p = await parseOrdinance(Buffer.from(html), { mediaType: 'text/html', districtCodes: ['R-1', 'R-2'] });
+    const of = (d: string, t: string) => p.controls.find((c) => c.district_code === d && c.control_type === t);
+    expect(of('R-1', 'dimensional.height')).toMatchObject({ max: 35, value_text: '35²', conditions: 'Or three stories' });
+    expect(of('R-1', 'dimensional.lot_area')).toMatchObject({ min: 5000, value_text: '5,000¹', conditions: 'Except corner lots' });
+    expect(of('R-2', 'dimensional.height')).toMatchObject({ max: 40, value_text: '40[a]', conditions: 'Or the height of the tallest abutting building' });
+    const office = p.permissions.find((x) => x.district_code === 'R-1');
+    expect(office).toMatchObject({ use_label_raw: 'Office on the 1st floor', symbol: 'SP¹', level: 'conditional_use' });
+    for (const c of [...p.controls, ...p.permissions]) expect(p.text.slice(c.citation.locator.start, c.citation.locator.end)).toBe(c.citation.quote);
+  });
 });
 
 describe('plain text', () => {
