@@ -11,23 +11,27 @@ const PLAIN = /^[A-Z][A-Z0-9]*(?:[-.][A-Z0-9]+)*$/;
 const AMPERSAND = /^[A-Z]{1,3}\s?&\s?[A-Z]{1,3}$/;
 const ROMAN = /^(?:X{0,3})(?:IX|IV|V?I{0,3})$/;
 
-/** Whether a printed token is shaped like a district code: capitals and digits, a few separators, short. */
-export function isCodeShaped(raw: string): boolean {
+/**
+ * Whether a printed token is shaped like a district code: capitals and digits, a few separators,
+ * short. A roman numeral ("I", "IV") is a number, unless the place it is printed in names districts
+ * only (`roman`: an entry "I Industrial District" of a list of districts).
+ */
+export function isCodeShaped(raw: string, roman = false): boolean {
   const s = raw.normalize('NFKC').replace(/[\u2010-\u2015]/g, '-').trim();
   if (s.length === 0 || s.replace(/\s/g, '').length > 10) return false;
   if (!PLAIN.test(s) && !AMPERSAND.test(s)) return false;
-  return !ROMAN.test(s);
+  return roman || !ROMAN.test(s);
 }
 
 /** A code whose letters stand out from words around it: it has a digit, a separator or an ampersand. */
 export const isMarkedCode = (s: string) => /[\d\-.&]/.test(s);
 
 /** Codes a phrase lists: "RM5 and RM5.5", "RS1, RS2 and RS3", "R-A/R-1"; null when any piece is not a code. */
-export function splitCodeList(raw: string): string[] | null {
+export function splitCodeList(raw: string, roman = false): string[] | null {
   const s = raw.normalize('NFKC').replace(/[\u2010-\u2015]/g, '-').trim().replace(/[.:;,]$/, '');
   if (!s) return null;
   const pieces = s.split(/\s*(?:,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+|\/)\s*/).filter(Boolean);
-  return pieces.length > 0 && pieces.every(isCodeShaped) ? pieces : null;
+  return pieces.length > 0 && pieces.every((p) => isCodeShaped(p, roman)) ? pieces : null;
 }
 
 /** The key with numbers compared as numbers: "BO1.0" and "BO1" are one code, "RM4.50" and "RM4.5" too. */

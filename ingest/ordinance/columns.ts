@@ -68,6 +68,9 @@ export function layoutOf(grid: Grid, opts: LayoutOptions): Layout | null {
       if (read) columns.push({ index: col, codes: read.codes.map(resolve), printed: read.how === 'split' ? texts.slice(read.at, read.at + 2).join(' ') : texts[read.at], variant: null, start: from.start, end: to.end });
       else unknown.push(...(splitCodeList(texts[texts.length - 1].replace(/:$/, '')) ?? []).filter((c) => c.length > 1 && !accept(c)));
     }
+    // a district has one column: a header whose columns repeat a code ("Y | Y | N | N") reaches into the body
+    const codes = columns.flatMap((c) => c.codes);
+    if (new Set(codes).size < codes.length) continue;
     if (columns.length > 0 && (!best || columns.length > best.columns.length)) best = { end, columns, unknown };
   }
   if (!best && opts.around) {

@@ -12,6 +12,16 @@ function markOf(m: RegExpExecArray): string {
   return m[2] ?? m[3] ?? m[4] ?? m[5];
 }
 
+/**
+ * The lines of a notes block as notes: a leading "Note(s):" label dropped, and several notes run
+ * together on one line ("1. Limited to … 2. Only on …") split where the next mark follows a sentence.
+ */
+export function noteLines(text: string): string[] {
+  return text
+    .split('\n')
+    .flatMap((line) => line.replace(/^\s*notes?\s*:\s*/i, '').split(/(?<=[.;])\s+(?=(?:\(\d{1,2}\)|\[\d{1,2}\]|\d{1,2}[.:])\s+\S)/));
+}
+
 /** Notes in lines of text: a marked line opens a note, unmarked lines right below continue it. */
 function notesIn(lines: string[], into: Map<string, string>, stopAtProse: boolean): void {
   let cur: { mark: string; text: string; paren: boolean } | null = null;
@@ -56,9 +66,9 @@ export function footnotes(g: Grid, text: string): Map<string, string> {
   const spans: Span[] = [...g.notes];
   for (const r of g.rows) {
     const cells = r.cells.filter((c, i) => r.cells.indexOf(c) === i && c.text);
-    if (cells.length === 1 && cells[0].colspan >= g.width - 1 && START.test(cells[0].text)) spans.push(cells[0]);
+    if (cells.length === 1 && cells[0].colspan >= g.width - 1 && START.test(noteLines(cells[0].text)[0] ?? '')) spans.push(cells[0]);
   }
-  for (const s of spans) notesIn(text.slice(s.start, s.end).split('\n'), notes, false);
+  for (const s of spans) notesIn(noteLines(text.slice(s.start, s.end)), notes, false);
   notesIn(text.slice(g.end, g.end + 8000).split('\n'), notes, true);
   return notes;
 }

@@ -28,12 +28,12 @@ const NAMED = /([A-Z][\w.,'&/ -]{1,60}?)\s*\(([A-Z][A-Z0-9&.\-/]{0,9})\)/g;
 const GAP = 6; // lines of other text a list may hold between its entries (group titles, page numbers)
 const MEASURE = /\s+\d[\d,./]*\s*(?:square|sq\.?|acres?|feet|ft\.?)\b.*$/i;
 
-/** The code and name a line prints, or null. */
+/** The code and name a line prints, or null. A name that says District or Zone lets a roman-shaped code ("I Industrial District") be one. */
 function entryOf(line: string): { codes: string[]; name: string } | null {
   const s = line.replace(BULLET, '').trim();
   const m = COLON.exec(s) ?? WORDS.exec(s) ?? PARENS.exec(s);
   if (m) {
-    const codes = splitCodeList(m[1]);
+    const codes = splitCodeList(m[1], /\b(?:district|zone)s?\b/i.test(m[2]));
     if (codes) return { codes, name: m[2].replace(MEASURE, '').trim() };
   }
   const named = [...s.matchAll(NAMED)];
@@ -42,6 +42,20 @@ function entryOf(line: string): { codes: string[]; name: string } | null {
     if (codes && !/\d{4}/.test(named[0][2])) return { codes, name: named[0][1].trim() };
   }
   return null;
+}
+
+/**
+ * The entries of a line: the line as one entry, or a run of entries separated by semicolons after
+ * the sentence that introduces them ("… into the following districts: R-40 Residence District;
+ * I Industrial District."), every part an entry.
+ */
+function lineEntries(raw: string): Array<{ codes: string[]; name: string }> {
+  const one = entryOf(raw);
+  if (one) return [one];
+  const parts = raw.replace(/^[^:]*:\s*/, '').split(/\s*;\s*(?:and\s+)?/).map((p) => p.replace(/\.\s*$/, ''));
+  if (parts.length < 2) return [];
+  const entries = parts.map(entryOf);
+  return entries.every((e) => e !== null) ? (entries as Array<{ codes: string[]; name: string }>) : [];
 }
 
 /** The entries of a row's cells: "R-A | Agricultural District", or any cell printing "Name (CODE)". */
@@ -95,7 +109,7 @@ export function listDistricts(text: string, nodes: SectionNode[], grids: Grid[])
     for (const line of lineSpans(text, scope.start, scope.end)) {
       const raw = text.slice(line.start, line.end);
       const cells = raw.includes('|') ? raw.replace(/^\s*\||\|\s*$/g, '').split('|') : null;
-      const entries = cells ? rowEntries(cells) : [entryOf(raw)].filter((e): e is { codes: string[]; name: string } => e !== null);
+      const entries = cells ? rowEntries(cells) : lineEntries(raw);
       if (entries.length === 0) {
         const t = raw.trim();
         if (t && !/^[-|:\s]+$/.test(t) && ++gap > GAP) break; // the list has ended

@@ -35,8 +35,11 @@ function markdownLayout(text: string, issues: ParseIssue[]): DocLayout {
 function htmlLayout(html: string): DocLayout {
   const r = readHtml(html);
   const { text } = r;
-  // a numbered heading is set apart (bold, centred, a heading tag); plain numbered paragraphs are list items or contents
-  const numbering = detectNumbering(text, r.candidates.filter((c) => c.emphasized), { enumerations: () => true });
+  // a numbered heading is set apart (bold, centred, a heading tag); plain numbered paragraphs are list items or contents.
+  // A page styled by a stylesheet it does not carry (Municode's "Sec. 17.20.030. - Title." in a classed div)
+  // sets nothing apart: then its numbered, titled lines are read as plain text's are (no bare "1." enumerations).
+  const emphasized = detectNumbering(text, r.candidates.filter((c) => c.emphasized), { enumerations: () => true });
+  const numbering = emphasized.headings.length ? emphasized : detectNumbering(text, r.candidates, { enumerations: () => false });
   // h1–h6 are the sections when the document puts its numbered headings in them, or numbers none
   const tagged = r.candidates.filter((c) => c.level);
   const numberedTags = tagged.filter((c) => numbering.numbered.has(c)).length;

@@ -82,7 +82,8 @@ export function readKeyTable(grid: Grid): Marks | null {
   return marks.size >= 2 ? marks : null;
 }
 
-const QUOTED = /(?:^|[\s(])["“‘]\s*([A-Z]{1,4}\*?|[A-Z]{1,3}\/[A-Z]{1,3}|[-\u2013\u2014])\s*\.?\s*["”’]/g;
+const QUOTED = /(?:^|[\s(])["“‘]\s*([A-Z]{1,4}\*?|[A-Z]{1,3}\/[A-Z]{1,3}|[-\u2013\u2014\u2022\u25cf\u25a0])\s*\.?\s*["”’]/g;
+const CONNECTIVE = /^[\s,;]*(?:or|and|and\/or)?[\s,;]*$/i;
 
 /** Sentences of a text with their offsets; a period inside closing quotes ends one too (“Y.” If …), and so does a blank line. */
 export function sentences(text: string, base = 0): Array<Span & { text: string }> {
@@ -104,18 +105,32 @@ export function sentences(text: string, base = 0): Array<Span & { text: string }
   return out;
 }
 
-/** Marks that prose quotes one to a sentence, each with the level the sentence's words give. */
+/**
+ * Marks that prose quotes, each with the level its own words give: one mark to a sentence
+ * ('Uses identified with a "P" are permitted'), or several, each meaning running to the next mark
+ * ('"•" indicates a use permitted by right, "C" a conditional use'); marks joined by "or" share
+ * the next meaning. A clause about blank cells is no mark's meaning (readBlankRule reads it).
+ */
 export function readProseKey(text: string): Marks {
   const marks: Marks = new Map();
   for (const s of sentences(text)) {
     const quoted = [...s.text.matchAll(QUOTED)];
-    if (quoted.length !== 1 || s.text.length > 400) continue;
+    if (quoted.length === 0 || s.text.length > 160 * quoted.length + 240) continue;
     if (/\b(?:column|row|number|cell)s?\b[^.]*\bindicates?\b/i.test(s.text) && !/\b(?:use|permit|allow)/i.test(s.text)) continue;
-    const rest = s.text.replace(quoted[0][0], ' ');
-    const level = levelOf(rest);
-    if (level === 'unknown' || !/\b(?:use|uses|permitted|allowed|prohibited|denoted|identified|indicates?|means?)\b/i.test(s.text)) continue;
-    const key = markKey(quoted[0][1]);
-    if (!marks.has(key)) marks.set(key, { meaning: s.text, level, source: 'text' });
+    if (!/\b(?:use|uses|permitted|allowed|prohibited|denoted|identified|indicates?|means?)\b/i.test(s.text)) continue;
+    const blank = BLANK.exec(s.text);
+    const cut = (from: number, to: number) => (blank && blank.index >= from && blank.index < to ? blank.index : to);
+    const ends = quoted.map((q) => (q.index ?? 0) + q[0].length);
+    const meanings =
+      quoted.length === 1
+        ? [s.text.slice(0, cut(ends[0], s.text.length)).replace(quoted[0][0], ' ')]
+        : quoted.map((_, i) => s.text.slice(ends[i], cut(ends[i], i + 1 < quoted.length ? (quoted[i + 1].index ?? 0) : s.text.length)));
+    for (let i = meanings.length - 2; i >= 0; i--) if (CONNECTIVE.test(meanings[i])) meanings[i] = meanings[i + 1];
+    quoted.forEach((q, i) => {
+      const level = levelOf(meanings[i]);
+      const key = markKey(q[1]);
+      if (level !== 'unknown' && !marks.has(key)) marks.set(key, { meaning: quoted.length === 1 ? s.text : meanings[i].replace(/^[\s,;:]+|[\s,;]+$/g, '').trim(), level, source: 'text' });
+    });
   }
   return marks;
 }

@@ -12,6 +12,7 @@ import type { OrdinanceHints } from '../manifest.ts';
 import { normalizeLabel } from '../labels.ts';
 import type { ParseIssue, PermissionLevel, PermissionRecord } from '../types.ts';
 import { cellKind, markCore } from './cells.ts';
+import { noteLines } from './dimension-notes.ts';
 import type { DistrictColumn, Layout } from './columns.ts';
 import { type LegendEntry, levelOf, type Marks, markKey, readKey, readKeyTable, readProseKey } from './legend.ts';
 import type { Grid, GridCell, GridRow } from './model.ts';
@@ -171,9 +172,9 @@ function footnotesOf(grid: Grid, text: string, labelCols: number[]): Map<string,
   };
   for (const r of grid.rows) {
     const cells = distinct(r.cells).filter((c) => c.text);
-    if (cells.length === 1 && labelCols.includes(cells[0].col)) take(cells[0].text);
+    if (cells.length === 1 && labelCols.includes(cells[0].col)) for (const line of noteLines(cells[0].text)) take(line);
   }
-  for (const s of [...grid.notes, ...grid.after]) for (const line of text.slice(s.start, s.end).split('\n')) take(line);
+  for (const s of [...grid.notes, ...grid.after]) for (const line of noteLines(text.slice(s.start, s.end))) take(line);
   return notes;
 }
 

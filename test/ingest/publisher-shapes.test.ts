@@ -1,0 +1,56 @@
+// Pages shaped as the code publishers print them (fixtures written here, not real codes):
+// Municode's "Sec. 17.20.030. - Title." in classed divs a stylesheet would set apart, a prose key
+// quoting several marks in one sentence ("•" … "C" …, a blank cell …), a notes row; eCode360's
+// "§ 200-8 Title." with a "Key: Y - Permitted; N - Prohibited" line, a header of <td><b> cells and
+// districts established in one sentence separated by semicolons, one of them "I".
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { parseOrdinance } from '../../ingest/ordinance/index.ts';
+import type { OrdinanceParse } from '../../ingest/types.ts';
+
+const fixture = (name: string) => readFileSync(resolve(import.meta.dirname, '../fixtures/publisher-shapes', name));
+const cell = (p: OrdinanceParse, district: string, use: string) => p.permissions.find((x) => x.district_code === district && x.use_label_raw === use);
+const quotesHold = (p: OrdinanceParse) => {
+  for (const f of [...p.permissions, ...p.controls]) expect(p.text.slice(f.citation.locator.start, f.citation.locator.end)).toBe(f.citation.quote);
+};
+
+describe('Municode-shaped page', () => {
+  test('sections from numbered, titled lines though nothing sets them apart; each quoted mark keeps its own meaning', async () => {
+    const p = await parseOrdinance(fixture('municode-style.html'), { mediaType: 'text/html' });
+    expect(p.sections.map((s) => [s.ref, s.heading])).toEqual([
+      ['17.20.010', 'Purpose'],
+      ['17.20.020', 'Uses'],
+      ['17.20.030', 'Development standards'],
+    ]);
+    expect(p.districts.map((d) => d.code_normalized)).toEqual(['R-1', 'R-2', 'C-1']);
+    // '"•" indicates a use permitted by right, "C" … a conditional use permit, and a blank cell … not permitted'
+    expect(cell(p, 'C-1', 'Retail sales')).toMatchObject({ symbol: '•', level: 'by_right' });
+    expect(cell(p, 'C-1', 'Restaurant')).toMatchObject({ symbol: 'C', level: 'conditional_use' });
+    expect(cell(p, 'R-1', 'Restaurant')).toMatchObject({ symbol: '', level: 'prohibited' });
+    // the notes row "Notes: 1. Limited to …" gives the note its mark points to
+    expect(cell(p, 'R-2', 'Retail sales')).toMatchObject({ symbol: 'C¹', level: 'conditional_use', conditions: 'note 1: 1. Limited to 2,000 square feet of floor area.' });
+    expect(p.issues.map((i) => i.code)).not.toContain('symbol_unknown');
+    expect(p.controls.find((c) => c.district_code === 'R-1' && c.control_type === 'dimensional.stories')).toMatchObject({ max: 2.5, value_text: '35/2.5' });
+    quotesHold(p);
+  });
+});
+
+describe('eCode360-shaped page', () => {
+  test('districts from a sentence listing them by semicolons ("I Industrial District" included); a key’s marks are never districts', async () => {
+    const p = await parseOrdinance(fixture('ecode-style.html'), { mediaType: 'text/html' });
+    expect(p.sections.map((s) => s.ref)).toEqual(['200-7', '200-8', '200-9']);
+    expect(p.districts.map((d) => d.code_normalized)).toEqual(['R-40', 'R-20', 'B', 'I']);
+    expect(cell(p, 'R-20', 'Two-family dwelling')).toMatchObject({ symbol: 'SP', level: 'conditional_use', category: 'A. Residential' });
+    expect(cell(p, 'I', 'Retail store')).toMatchObject({ symbol: 'PB', level: 'conditional_use' });
+    expect(cell(p, 'B', 'One-family dwelling')).toMatchObject({ symbol: 'N', level: 'prohibited' });
+    expect(p.permissions).toHaveLength(12); // 3 uses × 4 districts, no row read twice
+    expect(p.controls.filter((c) => c.district_code === 'I').map((c) => [c.control_type, c.min ?? c.max])).toEqual([
+      ['dimensional.lot_area', 40000],
+      ['dimensional.lot_width', 150],
+      ['dimensional.setback_front', 50],
+      ['dimensional.height', 45],
+    ]);
+    quotesHold(p);
+  });
+});
