@@ -62,7 +62,10 @@ interface Figure {
 
 /** One value or several separated by slashes, paired with the label's units or parts when they count the same. */
 function figuresOf(text: string, m: Measure, labelParts: string[]): Figure[] | null {
-  const parts = text.split(/\s*\/\s*/);
+  // "35 ft. or 2½ stories": alternatives, each with its own unit, are read like slashed values
+  const alternatives = text.split(/\s+or\s+/i);
+  const own = alternatives.map((p) => readAmount(p)).map((a) => (a.kind === 'number' ? a.unit : null));
+  const parts = alternatives.length > 1 && own.every(Boolean) && new Set(own).size === own.length ? alternatives : text.split(/\s*\/\s*/);
   if (parts.length < 2 || /\d\s*\/\s*(du|unit|acre)/i.test(text)) return [{ amount: readAmount(text), spec: m.units.length === 1 ? m.units[0] : null, qualifier: null }];
   const amounts = parts.map(readAmount);
   if (amounts.some((a) => a.kind === 'text')) return [{ amount: readAmount(text), spec: null, qualifier: null }];

@@ -151,12 +151,24 @@ function columnAxis(g: Grid, heads: string[], top: number, known: KnownCodes): {
   return null;
 }
 
-/** A row label under an open group: measures it names with the group ("Front/Street Side" + "Setbacks"), or null. */
+/**
+ * A row label under an open group: measures it names with the group ("Front/Street Side" +
+ * "Setbacks"), or with the group's subject ("Width" under "Minimum Lot Size" is the lot's width),
+ * or null.
+ */
 function subMeasures(label: string, group: Measure): Measure[] | null {
-  const parts = takeMarks(label).text.split(/\s*\/\s*/).filter(Boolean);
-  const kinds = parts.map((p) => exactKind(`${p} ${group.name}`) ?? exactKind(`${group.name} ${p}`));
+  const parts = takeMarks(label)
+    .text.replace(/\s*\([^)]*\)\s*$/, '')
+    .split(/\s*\/\s*/)
+    .filter(Boolean);
+  const words = group.name.split(/\s+/).filter(Boolean);
+  const stems = words.slice(0, -1).map((_, i) => words.slice(0, words.length - 1 - i).join(' '));
+  const kinds = parts.map((p) => exactKind(`${p} ${group.name}`) ?? exactKind(`${group.name} ${p}`) ?? stems.map((s) => exactKind(`${s} ${p}`)).find(Boolean) ?? null);
   if (!kinds.every(Boolean)) return null;
-  return kinds.map((k) => ({ ...group, kind: k ?? group.kind, marks: [...group.marks, ...takeMarks(label).marks] }));
+  // the row's own unit ("Area (acres)") over the group's
+  const own = readMeasure(label);
+  const units = own?.units.length ? { units: own.units, unit: own.unit } : {};
+  return kinds.map((k) => ({ ...group, ...units, kind: k ?? group.kind, marks: [...group.marks, ...takeMarks(label).marks] }));
 }
 
 const REFERENCE = /^\s*(?:subject to|see|refer to|as (?:required|provided|specified) (?:in|by)|per)\b/i;

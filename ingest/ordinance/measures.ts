@@ -74,7 +74,8 @@ function boundOf(words: string[]): Bound {
 
 /** The measure a label names, or null for an empty label. */
 export function readMeasure(raw: string): Measure | null {
-  const label = raw.replace(/[\u200b-\u200d\ufeff]/g, '').replace(/\s+/g, ' ').trim();
+  // a label wrapped whole in emphasis ("**Minimum Lot Size**") is emphasised, not footnoted
+  const label = raw.replace(/[\u200b-\u200d\ufeff]/g, '').replace(/\s+/g, ' ').trim().replace(/^(\*{1,3}|_{1,3})(\S.*?\S)\1$/, '$2');
   if (!label) return null;
   const { text, marks } = takeMarks(label);
   const boundWords: string[] = [];

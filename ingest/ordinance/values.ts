@@ -52,8 +52,14 @@ function noteOf(rest: string): string | null | undefined {
   return undefined;
 }
 
+const FRACTIONS: Record<string, string> = { '½': '.5', '¼': '.25', '¾': '.75' };
+
 export function readAmount(raw: string): Amount {
-  const s = raw.replace(/[\u200b-\u200d\ufeff]/g, '').replace(/\s+/g, ' ').trim();
+  const s = raw
+    .replace(/[\u200b-\u200d\ufeff]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/(\d?)\s?([½¼¾])/g, (_, d: string, f: string) => `${d || '0'}${FRACTIONS[f]}`);
   if (!s) return { kind: 'text', numeric: false };
   const none = NOTHING.exec(s);
   if (none) {

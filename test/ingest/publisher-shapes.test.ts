@@ -2,7 +2,8 @@
 // Municode's "Sec. 17.20.030. - Title." in classed divs a stylesheet would set apart, a prose key
 // quoting several marks in one sentence ("•" … "C" …, a blank cell …), a notes row; eCode360's
 // "§ 200-8 Title." with a "Key: Y - Permitted; N - Prohibited" line, a header of <td><b> cells and
-// districts established in one sentence separated by semicolons, one of them "I".
+// districts established in one sentence separated by semicolons, one of them "I"; a town's own
+// Markdown with group rows in its dimensional table.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -51,6 +52,27 @@ describe('eCode360-shaped page', () => {
       ['dimensional.setback_front', 50],
       ['dimensional.height', 45],
     ]);
+    quotesHold(p);
+  });
+});
+
+describe('a town’s own Markdown: a dimensional table with group rows', () => {
+  test('sub-rows name their measure with the group’s subject (Width under Minimum Lot Size), alternatives with their own units, ½', async () => {
+    const p = await parseOrdinance(fixture('town-dimensions.md'), { mediaType: 'text/markdown' });
+    const of = (d: string) => p.controls.filter((c) => c.district_code === d).map((c) => [c.control_type, c.min, c.max, c.unit, c.qualifier]);
+    expect(of('R-1')).toEqual([
+      ['dimensional.lot_area', 15000, null, 'sq_ft', null],
+      ['dimensional.lot_width', 100, null, 'ft', null],
+      ['dimensional.setback_front', 30, null, 'ft', null],
+      ['dimensional.setback_side', 10, null, 'ft', null],
+      ['dimensional.setback_rear', 30, null, 'ft', null],
+      ['dimensional.height', null, 35, 'ft', null],
+      ['dimensional.stories', null, 2.5, 'stories', null],
+      ['dimensional.coverage', null, 30, 'percent', null],
+      ['dimensional.floor_area_per_dwelling_unit', 900, null, 'sq_ft', null],
+    ]);
+    expect(p.issues.map((i) => i.code)).not.toContain('value_unparsed');
+    for (const c of p.controls) expect(c.conditions ?? '').not.toContain('note *');
     quotesHold(p);
   });
 });
