@@ -1,6 +1,8 @@
 // Scope parameters (spec 4.0.4) for searches across towns: exactly one of region, jurisdiction
 // (repeatable), state, county or geometry (with buffer in feet). Resolved to jurisdiction ids.
-import { ApiError, invalid, notFound } from '../core/errors.ts';
+// A value that names nothing held is 422 naming the parameter (spec 1.2.3: 404 is for path ids).
+import { ApiError, invalid } from '../core/errors.ts';
+import { isId } from '../core/ids.ts';
 import { stateFips } from '../core/states.ts';
 import type { Queryable } from '../store/db.ts';
 import type { Param } from './params.ts';
@@ -21,8 +23,17 @@ export interface Scope {
   label: string;
 }
 
+const SCOPE_NAMES = ['region', 'jurisdiction', 'state', 'county', 'geometry'];
+
+/** The scope when one is given, or null (every jurisdiction) when none is: for the change feed. */
+export async function resolveOptionalScope(db: Queryable, p: Record<string, unknown>): Promise<Scope | null> {
+  if (SCOPE_NAMES.some((k) => p[k] !== undefined)) return resolveScope(db, p);
+  if (p.buffer !== undefined) throw invalid('buffer', 'buffer applies to geometry');
+  return null;
+}
+
 export async function resolveScope(db: Queryable, p: Record<string, any>): Promise<Scope> {
-  const given = ['region', 'jurisdiction', 'state', 'county', 'geometry'].filter((k) => p[k] !== undefined);
+  const given = SCOPE_NAMES.filter((k) => p[k] !== undefined);
   if (given.length === 0) throw invalid('jurisdiction', 'name one scope: jurisdiction, state, county, geometry or region');
   if (given.length > 1) throw invalid(given[1], `give one scope, not ${given.join(' and ')}`);
   if (p.buffer !== undefined && !p.geometry) throw invalid('buffer', 'buffer applies to geometry');
@@ -45,8 +56,10 @@ export async function resolveScope(db: Queryable, p: Record<string, any>): Promi
     const raw = String(p.county);
     let rows: Array<{ id: string }>;
     if (raw.startsWith('jur_')) {
-      const c = await db.query(`SELECT fips_state, fips_county FROM jurisdiction WHERE id = $1 AND level = 'county'`, [raw]);
-      if (!c.rows[0]) throw notFound('county', raw, 'county');
+      if (!isId('jurisdiction', raw)) throw new ApiError('id_malformed', { field: 'county', detail: `${JSON.stringify(raw)} is not a well-formed jur_ id` });
+      const c = await db.query(`SELECT level, fips_state, fips_county FROM jurisdiction WHERE id = $1`, [raw]);
+      if (!c.rows[0]) throw invalid('county', `no jurisdiction held has the id ${raw}`);
+      if (c.rows[0].level !== 'county') throw invalid('county', `${raw} is a ${c.rows[0].level}, not a county`);
       rows = (await db.query('SELECT id FROM jurisdiction WHERE fips_state = $1 AND fips_county = $2', [c.rows[0].fips_state, c.rows[0].fips_county])).rows;
     } else if (/^\d{5}$/.test(raw)) {
       rows = (await db.query('SELECT id FROM jurisdiction WHERE fips_state = $1 AND fips_county = $2', [raw.slice(0, 2), raw.slice(2)])).rows;

@@ -1,73 +1,34 @@
 // The change feed (spec 4.8, 6.1): GET /change_event as a JSON collection that replays
 // identically from since and known_as_of, or with Accept: text/event-stream a resumable stream
 // (id = seq, event = layer, Last-Event-ID resumes after that seq) that also delivers new events.
+// Without a scope the feed is every event (a replica's whole feed); a scope narrows it.
 import { PassThrough } from 'node:stream';
 import { invalid, notFound } from '../../core/errors.ts';
 import { requireId } from '../../core/ids.ts';
 import { resolveKnownAsOf } from '../../core/time.ts';
 import { settledKnowledge } from '../../store/changes.ts';
 import type { Queryable } from '../../store/db.ts';
-import { collectionParams, type ResourceDef, runCollection, timeParams } from '../collection/index.ts';
+import { collectionParams, timeParams } from '../collection/index.ts';
 import { type Req, defineRoutes } from '../route.ts';
+import { feedCoverage } from '../changes/coverage.ts';
+import { COLUMNS, changeEvents, eventItem, type FeedParams, feedPage, KINDS, LAYERS } from '../changes/feed.ts';
 import { CHANGE_EVENT } from '../schemas.ts';
-import { SCOPE_PARAMS, resolveScope } from '../scope.ts';
+import { SCOPE_PARAMS, resolveOptionalScope } from '../scope.ts';
 
-const LAYERS = ['authority', 'district', 'district_map', 'overlay'] as const;
-const KINDS = ['adoption', 'amendment', 'repeal', 'map_change'] as const;
-const COLUMNS = `e.id, e.seq, e.kind, e.layer, e.subject, e.jurisdiction_id, e.field_path, e.previous, e.current,
-  e.effective_date::text, e.adopted_on::text, e.detected_at, e.ordinance_id, e.source_version_id, j.name AS jurisdiction_name, j.slug`;
-
-const changeEvents: ResourceDef = {
-  name: 'change_event',
-  from: 'change_event e JOIN jurisdiction j ON j.id = e.jurisdiction_id',
-  id: 'e.id',
-  select: COLUMNS,
-  defaultSort: 'seq',
-  fields: {
-    seq: { sql: 'e.seq', type: 'integer', sortable: true, nullable: false },
-    kind: { sql: 'e.kind', type: 'enum', enum: KINDS },
-    layer: { sql: 'e.layer', type: 'enum', enum: LAYERS },
-    field_path: { sql: 'e.field_path', type: 'string' },
-    effective_date: { sql: 'e.effective_date', type: 'date', sortable: true },
-    detected_at: { sql: 'e.detected_at', type: 'timestamp' },
-  },
-};
-
-export function eventItem(r: Record<string, any>) {
-  return {
-    id: r.id,
-    object: 'change_event',
-    seq: Number(r.seq),
-    kind: r.kind,
-    layer: r.layer,
-    subject: r.subject,
-    jurisdiction: { id: r.jurisdiction_id, name: r.jurisdiction_name, href: `/jurisdiction/${r.jurisdiction_id}` },
-    effective_date: r.effective_date,
-    detected_at: new Date(r.detected_at).toISOString(),
-    field_path: r.field_path,
-    previous: r.previous,
-    current: r.current,
-    adopted_on: r.adopted_on,
-    ordinance: r.ordinance_id,
-    source_version: r.source_version_id,
-    href: `/change_event/${r.id}`,
-  };
-}
-
-/** Events after a seq in the scope and filters, oldest first. */
-async function eventsAfter(db: Queryable, after: number, ids: string[], p: Record<string, any>, limit: number) {
+/** Events after a seq in the scope (every jurisdiction when ids is null) and filters, oldest first. */
+async function eventsAfter(db: Queryable, after: number, ids: string[] | null, p: Record<string, any>, limit: number) {
   const { rows } = await db.query(
     `SELECT ${COLUMNS} FROM change_event e JOIN jurisdiction j ON j.id = e.jurisdiction_id
-      WHERE e.seq > $1 AND e.jurisdiction_id = ANY($2::text[])
-        AND ($3::text[] IS NULL OR e.layer = ANY($3::text[])) AND ($4::text[] IS NULL OR e.kind = ANY($4::text[]))
-        AND ($5::bigint IS NULL OR e.seq <= $5)
-      ORDER BY e.seq LIMIT $6`,
-    [after, ids, p.layer ?? null, p.kind ?? null, p.until ?? null, limit],
+      WHERE e.seq > $1 ${ids ? 'AND e.jurisdiction_id = ANY($6::text[])' : ''}
+        AND ($2::text[] IS NULL OR e.layer = ANY($2::text[])) AND ($3::text[] IS NULL OR e.kind = ANY($3::text[]))
+        AND ($4::bigint IS NULL OR e.seq <= $4)
+      ORDER BY e.seq LIMIT $5`,
+    [after, p.layer ?? null, p.kind ?? null, p.until ?? null, limit, ...(ids ? [ids] : [])],
   );
   return rows;
 }
 
-function stream(req: Req, ids: string[]) {
+function stream(req: Req, ids: string[] | null) {
   const header = req.ctx.get('last-event-id');
   let last = req.params.since as number;
   if (header) {
@@ -123,6 +84,8 @@ const SEQ_DESCRIPTION = [
   'Events in seq order. seq is a watermark: an event is never visible before every event with a smaller seq is committed, so asking again with since = the last seq received loses nothing and repeats nothing.',
   'seq is increasing but not contiguous: a number taken by an insert that did not commit (a load that failed or was killed, a retried transaction) is never used again, so gaps are normal. A gap is not a missed event; never wait for one to fill.',
   'With known_as_of, since=N returns exactly the events with seq greater than N detected by then, on every repetition.',
+  'Without a scope parameter the feed is every event of every jurisdiction (what a replica follows); a scope narrows it.',
+  'The coverage block names the scope read (kind all when none was given), the layers read, each jurisdiction in scope with a source of those layers held (per layer: held, tier, last_retrieved_at, the oldest of its sources\' latest retrievals; last_changed_at; earliest_retained; source_layer) and the jurisdictions in scope with none held. It is what is held now; it does not follow known_as_of.',
 ].join(' ');
 
 export const changeRoutes = defineRoutes([
@@ -151,31 +114,20 @@ export const changeRoutes = defineRoutes([
       ...collectionParams(changeEvents).filter((p) => ['cursor', 'size'].includes(p.name)),
     ],
     handler: async (req) => {
-      const scope = await resolveScope(req.services.pool, req.params);
+      const db = req.services.pool;
+      const scope = await resolveOptionalScope(db, req.params);
       if (/text\/event-stream/.test(req.ctx.get('accept'))) {
         if (req.params.known_as_of) throw invalid('known_as_of', 'a stream follows what is detected now; use the JSON form to replay as of a time');
-        return { raw: true, body: stream(req, scope.ids), contentType: 'text/event-stream', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
+        return { raw: true, body: stream(req, scope?.ids ?? null), contentType: 'text/event-stream', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };
       }
       const known = resolveKnownAsOf(req.params.known_as_of);
       const knownAt = known.kind === 'instant' ? known.instant : known.end;
       const p = req.params;
-      const page = await runCollection(req.services.pool, changeEvents, { ...p, sort: undefined }, req.services.secret, {
-        snapshot: knownAt,
-        where: [
-          (c) => `e.seq > ${c.bind(p.since, 'bigint')}`,
-          (c) => `e.jurisdiction_id = ANY(${c.bind(scope.ids, 'text[]')})`,
-          // an event of a jurisdiction whose load was in flight at the instant (or whose settled
-          // window holds it) is known only from after the window: the same on every repetition
-          (c) => `e.detected_at <= ${c.snapshot} AND e.detected_at <= knowledge_settled(e.jurisdiction_id, ${c.snapshot})`,
-          ...(p.until !== undefined ? [(c: { bind: (v: unknown, t?: string) => string }) => `e.seq <= ${c.bind(p.until, 'bigint')}`] : []),
-          ...(p.layer ? [(c: { bind: (v: unknown, t?: string) => string }) => `e.layer = ANY(${c.bind(p.layer, 'text[]')})`] : []),
-          ...(p.kind ? [(c: { bind: (v: unknown, t?: string) => string }) => `e.kind = ANY(${c.bind(p.kind, 'text[]')})`] : []),
-        ],
-        map: eventItem,
-      });
+      const page = await feedPage(db, req.services.secret, scope, p as FeedParams, knownAt);
       const through = page.items.length ? page.items[page.items.length - 1].seq : p.since;
       const pinned = page.snapshot ?? knownAt;
-      const settled = await settledKnowledge(req.services.pool, pinned, scope.ids);
+      const coverage = await feedCoverage(db, scope, p.layer ?? [...LAYERS]);
+      const settled = await settledKnowledge(db, pinned, coverage.jurisdictionIds);
       const notice = settled.size
         ? [{
             code: 'known_as_of_settled',
@@ -185,7 +137,7 @@ export const changeRoutes = defineRoutes([
             subject: [...settled.keys()].sort(),
           }]
         : undefined;
-      return { item: page.items, page: page.page, meta: { answer_through: through }, extra: { as_of: { known_as_of: knownAt, known_as_of_basis: known.basis }, ...(notice ? { notice } : {}) } };
+      return { item: page.items, page: page.page, meta: { answer_through: through }, extra: { coverage: coverage.block, as_of: { known_as_of: knownAt, known_as_of_basis: known.basis }, ...(notice ? { notice } : {}) } };
     },
   },
   {
