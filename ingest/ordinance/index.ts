@@ -8,7 +8,7 @@ import { readDistricts } from './district-records.ts';
 import { settlePrecedence } from './dimension-precedence.ts';
 import { readDimensionTable } from './dimensions.ts';
 import { readDocument } from './document.ts';
-import { type Marks, readBlankRule } from './legend.ts';
+import { type Marks, readBlankRule, readKey } from './legend.ts';
 import type { Grid } from './model.ts';
 import { ancestors, buildSections, type SectionNode, sectionAt } from './sections.ts';
 import { gridToTable } from './tables.ts';
@@ -82,7 +82,8 @@ export async function parseOrdinance(bytes: Uint8Array, opts: OrdinanceOptions):
       return;
     }
     if (plan.isUse && layout) {
-      const rule = readBlankRule(`${plan.context}\n\n${[...grid.notes, ...plan.near].map((s) => text.slice(s.start, s.end)).join('\n\n')}`);
+      const keyRows = grid.rows.map((r) => r.cells.filter((c, k) => r.cells.indexOf(c) === k && c.text)).filter((cs) => cs.length === 1 && readKey(cs[0].text));
+      const rule = readBlankRule(`${plan.context}\n\n${[...grid.notes, ...plan.near, ...keyRows.map((cs) => cs[0])].map((s) => text.slice(s.start, s.end)).join('\n\n')}`);
       const blankRule = rule ? locateRule(rule, text, grid, nodes) : null;
       const read = readUseTable({ grid, layout, name, text, citer, section, context: plan.context, near: plan.near, keyTables: plan.keyTables, hints, inherited: plan.key.size > 0 ? null : inheritFor(i), blankRule, issues });
       permissions.push(...read.permissions);

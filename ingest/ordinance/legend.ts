@@ -59,7 +59,8 @@ export function readKey(text: string): Marks | null {
       if (!/^\s*[a-z(]/.test(l)) break;
       raw += ` ${l.trim()}`;
     }
-    const meaning = raw.replace(/[\s•;,]+$/, '').replace(/\.$/, '').trim();
+    // a meaning ends where the key defines another term ("…; blank = not allowed")
+    const meaning = raw.replace(/;\s*[^;=:]{1,20}\s(?:=|:)\s.*$/, '').replace(/[\s•;,]+$/, '').replace(/\.$/, '').trim();
     if (!meaning || meaning.length > 120) return;
     const key = markKey(h[1]);
     if (!marks.has(key)) marks.set(key, { meaning, level: levelOf(meaning), source: 'table' });
@@ -136,12 +137,23 @@ export function readProseKey(text: string): Marks {
 }
 
 const BLANK =
-  /\b(?:blank|empty)\s+(?:cells?|spaces?|boxes?|entr(?:y|ies))\b|\b(?:cells?|boxes|spaces?)\s+(?:that\s+(?:is|are)\s+|left\s+)blank\b|\b(?:indicated|denoted|shown|marked)\s+(?:by|as|with)\s+a\s+blank\b|\bno\s+(?:symbol|letter|mark|entry)\b[^.]*\b(?:cell|table|column)\b/i;
+  /\b(?:blank|empty)\s+(?:cells?|spaces?|boxes?|entr(?:y|ies))\b|(?:^|[;,.]\s*|\s)(?:blank|empty)\s*(?:=|:|[\u2013\u2014]|-\s)|\b(?:cells?|boxes|spaces?)\s+(?:that\s+(?:is|are)\s+|left\s+)blank\b|\b(?:indicated|denoted|shown|marked)\s+(?:by|as|with)\s+a\s+blank\b|\bno\s+(?:symbol|letter|mark|entry)\b[^.]*\b(?:cell|table|column)\b/i;
 
 /** The code's rule for a blank cell, with the level it gives, from a text's sentences; null when none says. */
 export function readBlankRule(text: string, base = 0): (Span & { text: string; level: PermissionLevel }) | null {
   for (const s of sentences(text, base)) {
-    if (!BLANK.test(s.text)) continue;
+    const m = BLANK.exec(s.text);
+    if (!m) continue;
+    // a key's entry ("…; blank = not allowed; …") is its own clause
+    if (/[=:\u2013\u2014-]\s*$/.test(m[0])) {
+      const from = m.index + (m[0].length - m[0].trimStart().length) + (/^[;,.]/.test(m[0].trimStart()) ? 1 : 0);
+      const rest = s.text.slice(from);
+      const clause = rest.slice(0, rest.search(/;|$/)).trim().replace(/\.$/, '');
+      const at = s.start + from + (rest.length - rest.trimStart().length);
+      const level = levelOf(clause.replace(BLANK, ' ').replace(/^\s*(?:blank|empty)\s*(?:=|:|[\u2013\u2014]|-)\s*/i, ''));
+      if (level !== 'unknown') return { text: clause, start: at, end: at + clause.length, level };
+      continue;
+    }
     const level = levelOf(s.text.replace(BLANK, ' '));
     if (level !== 'unknown') return { ...s, level };
   }

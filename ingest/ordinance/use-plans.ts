@@ -145,7 +145,7 @@ export function reportConflicts(permissions: PermissionRecord[], issues: ParseIs
 /** The blank-cell rule's place in the text and its section. */
 export function locateRule(rule: { text: string; level: BlankRule['level'] }, text: string, grid: Grid, nodes: SectionNode[]): BlankRule | null {
   const start = text.lastIndexOf(rule.text, grid.start);
-  const at = start >= 0 ? start : text.indexOf(rule.text, grid.end);
+  const at = start >= 0 ? start : text.indexOf(rule.text, grid.start); // in the table's own key row, or after it
   if (at < 0) return null;
   const n = sectionAt(nodes, at);
   return { text: rule.text, level: rule.level, start: at, end: at + rule.text.length, section: n ? { ref: n.record.ref, heading: n.record.heading } : null };

@@ -99,6 +99,22 @@ export function nameOf(cells: GridCell[], headOf: (col: number) => string): { la
   return { label: split.label, number: number ?? split.number, refs };
 }
 
+/**
+ * The leftmost of several label columns when it groups the rows (its header says category, group
+ * or class, or it is printed only on the first row of each run while the next column names every
+ * row that prints marks), or null. A column of row numbers is no grouping.
+ */
+function groupingColumn(body: GridRow[], layout: Layout, headOf: (col: number) => string): number | null {
+  if (layout.labelCols.length < 2) return null;
+  const [col, next] = layout.labelCols;
+  const own = body.filter((r) => r.cells[col] !== r.cells[next] && layout.columns.some((c) => r.cells[c.index]?.text.trim()));
+  const printed = own.filter((r) => r.cells[col].text.trim());
+  if (printed.length === 0 || printed.some((r) => ROW_NUMBER.test(r.cells[col].text.trim()))) return null;
+  if (!own.every((r) => r.cells[next].text.trim() || !r.cells[col].text.trim())) return null;
+  const named = /\b(?:categor(?:y|ies)|groups?|class(?:es)?|classifications?)\b/i.test(headOf(col));
+  return named || printed.length < own.length ? col : null;
+}
+
 /** A row's name and its number: "1. Detached House" → "Detached House", "1.". */
 export function splitLabel(raw: string): { label: string; number: string | null } {
   const s = raw.replace(/\s+/g, ' ').trim();
@@ -165,6 +181,8 @@ function footnotesOf(grid: Grid, text: string, labelCols: number[]): Map<string,
   const notes = new Map<string, string>();
   const LINE = /^\s*(?:\(\s*(\d{1,2}|[a-z])\s*\)|\[\s*(\d{1,2}|[A-Z])\s*\]|(\d{1,2})[.:]|(\*{1,3})|([¹²³⁴⁵⁶⁷⁸⁹]+)|note\s+(\d{1,2})[.:]?)\s+(\S.*)$/i;
   const take = (line: string) => {
+    // a key's entry for a footnote mark ("…; * = on upper floors only")
+    for (const k of line.matchAll(/(?:^|[;,]\s*)(\*{1,3})\s*(?:=|:|[\u2013\u2014])\s*([^;]+)/g)) if (!notes.has(k[1])) notes.set(k[1], `${k[1]} ${k[2].trim()}`);
     const m = LINE.exec(line);
     if (!m) return;
     const key = m[1] ?? m[2] ?? m[3] ?? m[4] ?? (m[5] ? noteKey(m[5]) : null) ?? m[6];
@@ -230,12 +248,19 @@ export function readUseTable(input: UseTableInput): UseTableRead {
   const uses: Row[] = [];
   let category: string | null = null;
   let previous: GridRow | null = null;
+  const groupCol = groupingColumn(body, layout, headOf);
   const useOf = new Map<GridRow, Row>(); // a use row, and the rows that go on with its name
   for (const row of body) {
     const prior = previous;
     previous = row;
     if (row.ambiguous) continue;
-    const labelCells = distinct(layout.labelCols.map((i) => row.cells[i]));
+    let labelCells = distinct(layout.labelCols.map((i) => row.cells[i]));
+    // a grouping column ("Use Category | Specific Use"): its text is the category of the rows it heads
+    if (groupCol !== null && row.cells[groupCol] !== row.cells[groupCol + 1]) {
+      const group = row.cells[groupCol].text.trim();
+      if (group) category = group;
+      labelCells = labelCells.filter((c) => c !== row.cells[groupCol]);
+    }
     const spansValues = labelCells.some((c) => c.col + c.colspan > firstCol);
     const raw = labelCells.map((c) => c.text).filter(Boolean).join(' ');
     const named = nameOf(labelCells.filter((c) => c.text), headOf);

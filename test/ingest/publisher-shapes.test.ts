@@ -76,3 +76,20 @@ describe('a town’s own Markdown: a dimensional table with group rows', () => {
     quotesHold(p);
   });
 });
+
+describe('a use table with a category column and its key as the last row', () => {
+  test('the category column groups the rows; each key entry ends at the next; blank = not allowed is the cited rule for blanks; * is a note', async () => {
+    const p = await parseOrdinance(fixture('use-categories.md'), { mediaType: 'text/markdown' });
+    expect(p.districts.map((d) => d.code_normalized)).toEqual(['RS-7', 'RS-5', 'RM-1', 'CN', 'CG']);
+    expect(cell(p, 'RS-5', 'Duplex')).toMatchObject({ category: 'Residential', symbol: 'L', level: 'permitted_with_standards', conditions: 'Standards: 20.5.3' });
+    expect(cell(p, 'CN', 'Retail, general')).toMatchObject({ category: 'Commercial', level: 'by_right' });
+    expect(cell(p, 'CN', 'Drive-through facility')).toMatchObject({ symbol: 'C', level: 'conditional_use' });
+    const blank = cell(p, 'RS-7', 'Drive-through facility');
+    expect(blank).toMatchObject({ symbol: '', level: 'prohibited' });
+    expect(blank?.citation.quote).toBe('blank = not allowed');
+    expect(cell(p, 'CG', 'Multifamily')).toMatchObject({ symbol: 'P*', level: 'by_right', conditions: 'note *: * on upper floors only; Standards: 20.5.4' });
+    expect(p.permissions).toHaveLength(25);
+    expect(p.indeterminate ?? []).toEqual([]);
+    quotesHold(p);
+  });
+});
