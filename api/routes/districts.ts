@@ -4,6 +4,7 @@ import { invalid, notFound } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
 import { resolveTimes, type TimeValue, timeBlock } from '../../core/time.ts';
 import type { Queryable } from '../../store/db.ts';
+import { heldFor } from '../../store/district-standing.ts';
 import { citationsByIds } from '../../store/evidence.ts';
 import { controlsFor, permissionsFor } from '../../store/place/law.ts';
 import { collectionParams, type ResourceDef, runCollection, type SqlContext, timeParams } from '../collection/index.ts';
@@ -12,6 +13,7 @@ import { defineRoutes, type Req } from '../route.ts';
 import { jurisdictionByRef } from './jurisdiction.ts';
 import { knownUses, settledNotice, settleKnown } from '../place/common.ts';
 import { segmentsOver } from '../place/segments.ts';
+import { precedenceView } from '../place/standing.ts';
 
 const RANK = (alias: string) => `CASE (SELECT kind FROM source WHERE id = ${alias}.source_id) WHEN 'code_text' THEN 0 WHEN 'district_list' THEN 1 ELSE 2 END`;
 const INCLUDES = ['control', 'permission', 'composition', 'definition'] as const;
@@ -69,14 +71,32 @@ async function embed(db: Queryable, items: Array<Record<string, any>>, include: 
   const ids = items.map((i) => i.id);
   const controls = include.includes('control') ? await controlsFor(db, ids, t) : [];
   const permissions = include.includes('permission') || uses ? await permissionsFor(db, ids, t, uses) : [];
+  const composed = include.includes('composition') ? await compositions(db, items, t) : new Map();
   const cites = await citationsByIds(db, [...items.map((i) => i.citation.id), ...controls.map((c) => c.citation_id), ...permissions.map((p) => p.citation_id)]);
   for (const i of items) {
     i.citation = i.citation.id ? cites.get(i.citation.id) ?? { id: i.citation.id } : null;
     if (include.includes('control')) i.control = controls.filter((c) => c.district_id === i.id).map((c) => ({ ...c, citation: cites.get(c.citation_id) }));
     if (include.includes('permission') || uses) i.permission = permissions.filter((p) => p.district_id === i.id).map((p) => ({ ...p, citation: cites.get(p.citation_id) }));
-    if (include.includes('composition')) i.composition = { precedence: i.kind === 'overlay' ? 'overlay supersedes base where it states a value' : 'base', basis: 'general rule of overlay districts' };
+    if (include.includes('composition')) i.composition = composed.get(i.id);
     if (include.includes('definition')) i.definition = [];
   }
+}
+
+/** How each district composes with others: its precedence as held, else withheld with the reason. */
+async function compositions(db: Queryable, items: Array<Record<string, any>>, t: { asOf: string; knownAsOf: string }) {
+  const out = new Map<string, unknown>();
+  if (items.length === 0) return out;
+  const jurisdictionId: string = items[0].jurisdiction;
+  const { rows } = await db.query(
+    `SELECT DISTINCT ON (d.id) d.id, d.precedence_rank FROM district d
+      WHERE d.id = ANY($1::text[]) AND d.valid @> $2::date AND d.known @> $3::timestamptz ORDER BY d.id, ${RANK('d')}`,
+    [items.map((i) => i.id), t.asOf, t.knownAsOf],
+  );
+  const rank = new Map(rows.map((r) => [r.id as string, r.precedence_rank as number | null]));
+  const { rows: j } = await db.query('SELECT name FROM jurisdiction WHERE id = $1', [jurisdictionId]);
+  const c = { jurisdiction: j[0].name, held: await heldFor(db, jurisdictionId, t), asOf: t.asOf };
+  for (const i of items) out.set(i.id, { precedence: precedenceView({ code: i.code_normalized, kind: i.kind, precedence_rank: rank.get(i.id) ?? null, source_kind: i.source }, c) });
+  return out;
 }
 
 async function oneDistrict(db: Queryable, jurisdictionId: string, ref: string, t: { asOf: string; knownAsOf: string }) {

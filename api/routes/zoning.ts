@@ -3,8 +3,9 @@
 // Accept. A use the ordinance never names is absent from allowances: that is not a prohibition.
 import { ApiError, invalid, notFound } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
-import { PROVISIONAL_ZONE, resolveTimes } from '../../core/time.ts';
+import { PROVISIONAL_ZONE, resolveTimes, type TimeSpec } from '../../core/time.ts';
 import type { Queryable } from '../../store/db.ts';
+import { heldFor, lastAmendments, mapCitations } from '../../store/district-standing.ts';
 import { type CitationView, citationsByIds } from '../../store/evidence.ts';
 import { containment } from '../../store/jurisdictions.ts';
 import { apartSlivers, controlsFor, districtShares, permissionsFor, type Share, sliverView, unlistedUseRule } from '../../store/place/law.ts';
@@ -12,6 +13,8 @@ import { resolveLocation, type Times } from '../../store/place/resolve.ts';
 import { defineRoutes, type Req } from '../route.ts';
 import { timeParams } from '../collection/index.ts';
 import { knownUses, settledNotice, settleKnown } from '../place/common.ts';
+import { continueWalk, listSignature, type ListWalk, pageAfter } from '../place/pages.ts';
+import { adoptionView, appliesOverView, precedenceView } from '../place/standing.ts';
 import { inOwnZone, type ResolvedTimes } from '../place/zone.ts';
 import { parseBbox } from './parcels.ts';
 import { jurisdictionByRef } from './jurisdiction.ts';
@@ -20,6 +23,9 @@ const RESULT: Record<string, string> = { by_right: 'permitted', permitted_with_s
 const INCLUDES = ['allowance', 'standard', 'geometry'] as const;
 const zon = (districtId: string) => `zon_${districtId.slice(4)}`;
 const dst = (zoningId: string) => `dst_${zoningId.slice(4)}`;
+
+/** The parameters that decide the list: a cursor is used with the same ones (include and format only shape it). */
+const LIST_PARAMS = ['address', 'lat', 'lon', 'parcel', 'bbox', 'jurisdiction', 'fips', 'code', 'kind', 'use', 'result', 'legal_status', 'as_of', 'known_as_of'];
 
 const inline = (c: CitationView | undefined) => (c ? { id: c.id, section: c.section_ref, passage: c.quote, url: c.href, effective: c.effective_from } : null);
 
@@ -59,6 +65,24 @@ async function districtsWhere(db: Queryable, where: string, params: unknown[], t
   return rows;
 }
 
+/** A classification of a list before its page is read in full. */
+interface Listed {
+  id: string;
+  kind: string;
+  code: string;
+}
+
+/** A government's legend in force: base first, then overlays, each by code. */
+async function legend(db: Queryable, jurisdictionId: string, t: Times, kind: string | null, code: string | null): Promise<Listed[]> {
+  const { rows } = await db.query(
+    `SELECT DISTINCT d.id, d.kind, d.code_normalized AS code FROM district d
+      WHERE d.jurisdiction_id = $1 AND d.valid @> $2::date AND d.known @> $3::timestamptz
+        AND ($4::text IS NULL OR d.kind = $4) AND ($5::text IS NULL OR d.code_normalized = upper($5))`,
+    [jurisdictionId, t.asOf, t.knownAsOf, kind, code],
+  );
+  return (rows as Listed[]).sort((a, b) => a.kind.localeCompare(b.kind) || a.code.localeCompare(b.code) || a.id.localeCompare(b.id));
+}
+
 async function zoningObjects(req: Req, rows: ZoningRow[], t: Times, use?: string) {
   const db = req.services.pool;
   const include = new Set<string>(req.params.include ?? []);
@@ -67,7 +91,17 @@ async function zoningObjects(req: Req, rows: ZoningRow[], t: Times, use?: string
   const controls = include.has('standard') ? await controlsFor(db, ids, t) : [];
   const jurisdictions = [...new Set(rows.map((r) => r.jurisdiction_id))];
   const unlisted = new Map(await Promise.all(jurisdictions.map(async (j) => [j, await unlistedUseRule(db, j, t)] as const)));
-  const cites = await citationsByIds(db, [...rows.map((r) => r.citation_id), ...permissions.map((p) => p.citation_id), ...controls.map((c) => c.citation_id), ...[...unlisted.values()].map((u) => u?.citation_id)]);
+  const standing = new Map(
+    await Promise.all(
+      jurisdictions.map(async (j) => {
+        const own = rows.filter((r) => r.jurisdiction_id === j).map((r) => ({ id: r.id, code: r.code_normalized }));
+        return [j, { held: await heldFor(db, j, t), amendments: await lastAmendments(db, j, own, t) }] as const;
+      }),
+    ),
+  );
+  const mapCites = await mapCitations(db, rows.filter((r) => r.kind === 'overlay' && r.area_m2 !== null).map((r) => r.id), t);
+  const adopters = [...standing.values()].flatMap((s) => [...s.amendments.values()].map((a) => a.citation_id));
+  const cites = await citationsByIds(db, [...rows.map((r) => r.citation_id), ...permissions.map((p) => p.citation_id), ...controls.map((c) => c.citation_id), ...[...unlisted.values()].map((u) => u?.citation_id), ...adopters, ...mapCites.values()]);
   const js = new Map<string, Record<string, any>>();
   for (const j of jurisdictions) {
     const { rows: jr } = await db.query('SELECT id, name, type, fips_key FROM jurisdiction WHERE id = $1', [j]);
@@ -79,19 +113,23 @@ async function zoningObjects(req: Req, rows: ZoningRow[], t: Times, use?: string
       .filter((p) => p.district_id === r.id)
       .map((p) => ({ use: { code: p.use_slug ?? p.use_label_raw, name: p.use_name ?? p.use_label_raw, category: p.use_slug?.split('.')[0] ?? null }, result: RESULT[p.level], qualification: p.conditions, process: p.process, symbol: p.symbol, citation: inline(cites.get(p.citation_id)) }));
     const u = unlisted.get(r.jurisdiction_id);
+    const s = standing.get(r.jurisdiction_id)!;
+    const d = { code: r.code_normalized, kind: r.kind, precedence_rank: r.precedence_rank, source_kind: r.source_kind };
+    const c = { jurisdiction: j.name, held: s.held, asOf: t.asOf };
+    const adoption = adoptionView(d, c, s.amendments.get(r.id), (id) => inline(cites.get(id ?? '')));
     const obj: Record<string, unknown> = {
       object: 'zoning',
       id: zon(r.id),
       code: r.code_normalized,
       name: r.local_label,
       kind: r.kind,
-      applies_over: r.kind === 'overlay' ? { scope: 'mapped_area', codes: [], citation: null } : null,
-      precedence: { rank: r.precedence_rank, basis: r.precedence_rank === null ? (r.kind === 'overlay' ? 'overlay supersedes base where it states a value' : 'base') : 'stated', citation: null },
+      applies_over: r.kind === 'overlay' ? appliesOverView(d, c, r.area_m2 !== null, inline(cites.get(mapCites.get(r.id) ?? ''))) : null,
+      precedence: precedenceView(d, c),
       jurisdiction: { id: j.id, name: j.name, type: j.type, fips: j.fips, href: j.href },
       within: j.within.map((w: Record<string, string>) => ({ id: w.id, name: w.name, tier: w.level, type: w.type, fips: w.fips_key })),
       category: { code: r.type, description: r.type ? r.type.replace(/_/g, ' ') : null },
       purpose: r.purpose,
-      ordinance: { citation: inline(cites.get(r.citation_id ?? '')), section: r.section_ref, url: r.source_url, adopted: null, effective: r.effective_from },
+      ordinance: { citation: inline(cites.get(r.citation_id ?? '')), section: r.section_ref, url: r.source_url, adopted: adoption.adopted, adopted_by: adoption.adopted_by, effective: r.effective_from, withheld: adoption.withheld },
       effective: { from: r.effective_from, to: r.effective_to },
       legal_status: 'adopted',
       mapped_area_m2: r.area_m2 === null ? null : Math.round(r.area_m2),
@@ -124,7 +162,7 @@ function atOneDate(t: ResolvedTimes): Times {
   return { asOf: t.asOf.date, knownAsOf: t.knownAsOf.kind === 'instant' ? t.knownAsOf.instant : t.knownAsOf.end };
 }
 
-const times = (req: Req, tz: string): Times => atOneDate(resolveTimes(req.params, tz));
+const times = (params: { as_of?: TimeSpec; known_as_of?: TimeSpec }, tz: string): Times => atOneDate(resolveTimes(params, tz));
 
 /** The knowledge instant settled for a jurisdiction's loads in flight (api/place/common.ts). */
 async function settled(db: Queryable, t: Times, jurisdictionId: string) {
@@ -176,18 +214,24 @@ export const zoningRoutes = defineRoutes([
       // a use the vocabulary does not hold is refused, never answered as "no classification speaks of it"
       const use = p.use ? (await knownUses(db, [p.use]))![0] : undefined;
       atOneDate(resolveTimes(req.params, PROVISIONAL_ZONE)); // an interval is refused before any lookup
+      const placeGiven = p.address || p.lat !== undefined || p.parcel || p.bbox;
+      // a later page reads the list at the date and instant its first page pinned
+      const walk: ListWalk = { resource: 'zoning', order: placeGiven ? 'place' : 'legend', filter: listSignature(p, LIST_PARAMS) };
+      const pinned = continueWalk(p.cursor, req.services.secret, walk);
+      const tp = pinned ? { as_of: { form: 'date' as const, date: pinned.asOf, text: pinned.asOf }, known_as_of: { form: 'instant' as const, instant: pinned.knownAsOf, text: pinned.knownAsOf } } : req.params;
+      const withGeometry = (p.include ?? []).includes('geometry');
       let t: Times;
-      let rows: ZoningRow[];
+      let list: Listed[];
+      let rows: ZoningRow[] = [];
       let chargeKey: string | null = null;
       let jurisdictionId: string;
       let notice: Array<Record<string, unknown>> = [];
       let atPlace: Map<string, Share> | null = null;
       let sliver: unknown[] | null = null;
-      const placeGiven = p.address || p.lat !== undefined || p.parcel || p.bbox;
       if (placeGiven) {
         const geometry = p.bbox ? (() => { const [w, s, e, n] = parseBbox(p.bbox); return JSON.stringify({ type: 'Polygon', coordinates: [[[w, s], [e, s], [e, n], [w, n], [w, s]]] }); })() : undefined;
         const input = { address: p.address, point: p.lat !== undefined ? { lat: p.lat, lon: p.lon } : undefined, parcel: p.parcel ? [p.parcel] : undefined, geometry };
-        const placed = await inOwnZone(db, req.params, (z) => resolveLocation(db, input, atOneDate(z)), (x) => x.jurisdiction);
+        const placed = await inOwnZone(db, tp, (z) => resolveLocation(db, input, atOneDate(z)), (x) => x.jurisdiction);
         t = atOneDate(placed.times);
         let r = placed.found;
         if (r.jurisdiction) {
@@ -203,49 +247,61 @@ export const zoningRoutes = defineRoutes([
         const { shares, slivers } = apartSlivers(await districtShares(db, r.jurisdiction, r.geojson, t, r.point));
         if (slivers.length) sliver = slivers.map(sliverView);
         if (shares.length === 0) throw new ApiError('not_available', { detail: `No zoning map in force on ${t.asOf} (${placed.timezone}) is held for this place.` });
-        rows = await districtsWhere(db, 'd.id = ANY($3::text[])', [shares.map((s) => s.district_id)], t, (p.include ?? []).includes('geometry'));
+        rows = await districtsWhere(db, 'd.id = ANY($3::text[])', [shares.map((s) => s.district_id)], t, withGeometry);
         // in the order of the shares: base first, the point's own first, then the largest share
         const order = new Map(shares.map((s, i) => [s.district_id, i]));
         rows.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+        list = rows.map((x) => ({ id: x.id, kind: x.kind, code: x.code_normalized }));
         atPlace = new Map(shares.map((s) => [s.district_id, s]));
         chargeKey = `zoning:${r.parcels.map((x) => x.id).join('+') || r.geojson}`;
       } else {
         if (!p.jurisdiction && !p.fips) throw invalid('jurisdiction', 'name a place (address, lat and lon, parcel, bbox) or a jurisdiction for its legend');
-        const j = p.jurisdiction ? await jurisdictionByRef(db, p.jurisdiction, 'jurisdiction') : await fipsJurisdiction(db, p.fips);
+        const j = p.jurisdiction ? await jurisdictionParam(db, p.jurisdiction) : await fipsJurisdiction(db, p.fips);
         jurisdictionId = j.id;
-        t = times(req, j.timezone);
+        t = times(tp, j.timezone);
         const s = await settled(db, t, j.id);
         if (s.notice) {
           t = s.t;
           notice = [s.notice];
         }
-        rows = await districtsWhere(db, `d.jurisdiction_id = $3 AND ($4::text IS NULL OR d.kind = $4) AND ($5::text IS NULL OR d.code_normalized = upper($5))`, [j.id, p.kind ?? null, p.code ?? null], t, (p.include ?? []).includes('geometry'));
-        if (rows.length === 0 && !p.code) throw new ApiError('not_available', { detail: `No zoning is published for ${j.name} in what Landlex holds.` });
-        rows.sort((a, b) => a.kind.localeCompare(b.kind) || a.code_normalized.localeCompare(b.code_normalized));
+        list = await legend(db, j.id, t, p.kind ?? null, p.code ?? null);
+        if (list.length === 0 && !p.code) throw new ApiError('not_available', { detail: `No zoning is published for ${j.name} in what Landlex holds.` });
       }
-      if (p.kind) rows = rows.filter((r) => r.kind === p.kind);
+      if (p.kind) list = list.filter((r) => r.kind === p.kind);
       let extra: Record<string, unknown> = {};
       if (p.legal_status === 'proposed') {
         // No proposed classification is parsed from a pending ordinance's text: the list is empty,
         // and the ordinances pending at as_of that would change classifications are named.
-        rows = [];
+        list = [];
         const pending = await pendingOrdinances(db, jurisdictionId, t);
         extra = { pending_ordinance: pending };
         notice.push(pendingNotice(pending, t.asOf));
       }
-      let out = await zoningObjects(req, rows, t, use);
+      if (use) {
+        const speaks = (await permissionsFor(db, list.map((x) => x.id), t, [use])).filter((a) => !p.result || RESULT[a.level] === p.result);
+        const ids = new Set(speaks.map((a) => a.district_id));
+        list = list.filter((x) => ids.has(x.id));
+      }
+      const { page, nextCursor } = pageAfter(list, (x) => x.id, p.size ?? 25, pinned?.after ?? null, { walk, asOf: t.asOf, knownAsOf: t.knownAsOf, secret: req.services.secret });
+      const onPage = new Set(page.map((x) => x.id));
+      if (placeGiven) rows = rows.filter((x) => onPage.has(x.id));
+      else {
+        const at = new Map(page.map((x, i) => [x.id, i]));
+        rows = (await districtsWhere(db, 'd.id = ANY($3::text[])', [[...onPage]], t, withGeometry)).sort((a, b) => at.get(a.id)! - at.get(b.id)!);
+      }
+      const out = await zoningObjects(req, rows, t, use);
       // at a place: the share of it each classification covers, and whether it covers the point asked
       for (const o of out) {
         const s = atPlace?.get(o.obj.id === undefined ? '' : dst(String(o.obj.id)));
         if (s) Object.assign(o.obj, { share: s.share, ...(s.contains_point === null ? {} : { contains_point: s.contains_point }) });
       }
-      if (use) out = out.filter((o) => o.allowances.some((a) => !p.result || a.result === p.result));
       const data = out.map((o) => o.obj);
       if (notice.length) extra.notice = notice;
       if (sliver) extra.sliver = sliver;
       const charge = chargeKey ? { keys: [chargeKey] } : { keys: [`legend:${req.ctx.querystring}:${Date.now()}`] };
-      if (asGeoJson(req)) return { raw: true, body: { type: 'FeatureCollection', features: data.map(feature), ...extra }, contentType: 'application/geo+json', charge };
-      return { item: data, hasMore: false, nextCursor: null, page: p.total ? { total: { value: data.length, relation: 'eq' } } : {}, extra, charge };
+      const total = p.total && !pinned ? { total: { value: list.length, relation: 'eq' } } : {};
+      if (asGeoJson(req)) return { raw: true, body: { type: 'FeatureCollection', features: data.map(feature), has_more: nextCursor !== null, next_cursor: nextCursor, ...total, ...extra }, contentType: 'application/geo+json', charge };
+      return { item: data, hasMore: nextCursor !== null, nextCursor, page: total, extra, charge };
     },
   },
   {
@@ -346,10 +402,20 @@ function pendingNotice(pending: PendingOrdinance[], asOf: string) {
   };
 }
 
+// A query parameter that names nothing is 422 naming it (rules 1.2.3, 1.2.4); 404 is for path ids.
 async function fipsJurisdiction(db: Queryable, fips: string) {
   if (!/^\d{2}(\d{3})?$/.test(fips)) throw invalid('fips', 'a Census GEOID of 2 (state) or 5 (county) digits');
   const level = fips.length === 2 ? 'state' : 'county';
   const { rows } = await db.query('SELECT id, name, timezone FROM jurisdiction WHERE fips_key = $1', [`us:${level}:${fips}`]);
-  if (!rows[0]) throw notFound('jurisdiction', fips, 'fips');
+  if (!rows[0]) throw invalid('fips', `No ${level} with the GEOID ${fips} is held.`);
   return rows[0] as { id: string; name: string; timezone: string };
+}
+
+async function jurisdictionParam(db: Queryable, ref: string) {
+  try {
+    return await jurisdictionByRef(db, ref, 'jurisdiction');
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 'no_such_resource') throw invalid('jurisdiction', `No jurisdiction is held as ${JSON.stringify(ref)}.`);
+    throw e;
+  }
 }
