@@ -63,7 +63,7 @@ const envelopeSchema = (item: JsonSchema, collection: boolean): JsonSchema => ({
     meta: { $ref: '#/components/schemas/Meta' },
     item: collection ? { type: 'array', items: item } : { anyOf: [item, { type: 'null' }] },
     ...(collection ? { page: { $ref: '#/components/schemas/Page' } } : {}),
-    coverage: { type: 'object' },
+    coverage: { type: ['object', 'null'] },
     as_of: { type: 'object' },
     notice: { type: 'array', items: { type: 'object' } },
   },

@@ -3,7 +3,7 @@ import { invalid, notFound } from '../../core/errors.ts';
 import { requireId } from '../../core/ids.ts';
 import { type TimeInstant, resolveTimes } from '../../core/time.ts';
 import type { Queryable } from '../../store/db.ts';
-import { resolveLocation, type Times } from '../../store/place/resolve.ts';
+import { resolveLocation, type Times, withinBoth, withinFips, withinJurisdiction } from '../../store/place/resolve.ts';
 import { collectionParams, type ResourceDef, runCollection, type SqlContext, timeParams } from '../collection/index.ts';
 import { FIELD_PARAM } from '../fields.ts';
 import { pointTimes } from '../place/common.ts';
@@ -77,17 +77,16 @@ async function locate(db: Queryable, l: Record<string, any>) {
   if ((l.lat === undefined) !== (l.lon === undefined)) return { status: 'invalid', detail: 'lat and lon go together' };
   if (ways.length !== 1) return { status: 'invalid', detail: ways.length ? `name the parcel one way, not ${ways.join(' and ')}` : 'name the parcel: address, apn, parcel or lat and lon' };
   try {
-    let fips = l.fips as string | undefined;
-    if (l.apn && !fips && l.jurisdiction) {
-      const j = await jurisdictionByRef(db, l.jurisdiction, 'jurisdiction');
-      fips = `${j.fips_state}${j.fips_county ?? ''}`;
-    }
-    const input = { address: l.address, apn: l.apn, fips, parcel: l.parcel ? [l.parcel] : undefined, point: l.lat !== undefined ? { lat: l.lat, lon: l.lon } : undefined };
+    // jurisdiction and fips narrow every locator: a place outside them is unmatched
+    const named = l.jurisdiction ? await withinJurisdiction(db, (await jurisdictionByRef(db, l.jurisdiction, 'jurisdiction')).id) : null;
+    const within = withinBoth(named, l.fips ? await withinFips(db, l.fips) : null) ?? undefined;
+    const input = { address: l.address, apn: l.apn, parcel: l.parcel ? [l.parcel] : undefined, point: l.lat !== undefined ? { lat: l.lat, lon: l.lon } : undefined, within };
     // today in the parcel's own jurisdiction
     const placed = await inOwnZone(db, {}, (z) => resolveLocation(db, input, pointTimes(z.asOf, z.knownAsOf)), (x) => x.jurisdiction);
     const r = placed.found;
     const t = pointTimes(placed.times.asOf, placed.times.knownAsOf);
-    if (r.state === 'ambiguous') return { status: 'ambiguous', candidates: r.candidates.length, detail: r.detail, candidate: r.candidates };
+    // several parcels fit (best first, the detail says why); several places named alike name no parcel
+    if (r.state === 'ambiguous' && r.candidates.some((c) => c.parcel)) return { status: 'ambiguous', candidates: r.candidates.length, detail: r.detail, candidate: r.candidates };
     if (r.parcels.length !== 1) return { status: 'unmatched', candidates: 0, detail: r.detail ?? `the location resolves to a ${r.grain}, not one parcel` };
     const row = await parcelById(db, r.parcels[0].id, t);
     return { status: 'matched', candidates: 1, match: { method: ways[0] === 'lat' ? 'point_in_polygon' : ways[0], precision: r.precision }, parcel: parcelItem(row) };

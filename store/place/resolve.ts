@@ -5,6 +5,7 @@ import { ApiError, invalid, notFound } from '../../core/errors.ts';
 import { requireId } from '../../core/ids.ts';
 import { normalizeAddress } from '../../ingest/records/address.ts';
 import { named, type Queryable } from '../db.ts';
+import { fromPlaceText } from './coarse.ts';
 
 export type Grain = 'structure' | 'parcel' | 'point' | 'area' | 'street' | 'jurisdiction';
 const GRAIN_RANK: Record<Grain, number> = { structure: 0, parcel: 1, point: 1, area: 1, street: 3, jurisdiction: 4 };
@@ -20,6 +21,14 @@ export interface LocationInput {
   fips?: string;
   plss?: { key: string; state: string; surveyed: boolean };
   token?: { geojson: string | null; parcels: string[]; jurisdiction: string | null; grain: Grain; input: string; point?: string | null };
+  /** where the location must lie (a batch locator's jurisdiction or fips): elsewhere it is unmatched */
+  within?: Within;
+}
+
+/** The held jurisdictions a location must lie in, and how to name them. */
+export interface Within {
+  ids: string[];
+  label: string;
 }
 
 export interface Candidate {
@@ -28,6 +37,8 @@ export interface Candidate {
   parcel_key: string | null;
   jurisdiction: string;
   score: number;
+  /** why the candidate fits, and so where it ranks */
+  basis?: string;
 }
 
 export interface Resolved {
@@ -136,63 +147,172 @@ async function fromParcels(db: Queryable, ids: string[], t: Times): Promise<Reso
   return result({ grain: 'parcel', precision: ids.length > 1 ? 'union' : 'exact', input: `parcel ${ids.join(',')}`, jurisdiction: found[0].jurisdiction_id, parcels, geojson: rows[0].g });
 }
 
-async function fromApn(db: Queryable, apn: string, fips: string | undefined, t: Times): Promise<Resolved> {
-  if (!fips) throw invalid('fips', 'apn needs fips: the Census GEOID of the county (5 digits) that issued it');
-  if (!/^\d{5}$/.test(fips)) throw invalid('fips', `${JSON.stringify(fips)} is not a 5-digit county GEOID`);
-  const { rows } = await db.query(
-    `SELECT p.id FROM parcel p JOIN jurisdiction j ON j.id = p.jurisdiction_id
-      WHERE j.fips_state || j.fips_county = $1 AND (p.apn = $2 OR p.parcel_key = $2) AND p.known @> $3::timestamptz AND p.valid @> $4::date`,
-    [fips, apn.trim(), t.knownAsOf, t.asOf],
-  );
-  if (rows.length === 0) throw new ApiError('location_unmatched', { field: 'apn', detail: `No parcel held in county ${fips} has the number ${apn}.` });
-  const r = await fromParcels(db, [...new Set(rows.map((x) => x.id as string))], t);
-  return { ...r, input: `apn ${apn} (${fips})`, state: rows.length > 1 ? 'ambiguous' : r.state };
+/** The held jurisdictions of a Census GEOID: a state (2 digits) or a county (5). */
+export async function withinFips(db: Queryable, fips: string, field = 'fips'): Promise<Within> {
+  if (!/^(\d{2}|\d{5})$/.test(fips)) throw invalid(field, `${JSON.stringify(fips)} is not a Census GEOID of a state (2 digits) or a county (5)`);
+  const { rows } = await db.query('SELECT id FROM jurisdiction WHERE fips_state = $1 AND ($2::text IS NULL OR fips_county = $2) ORDER BY id', [fips.slice(0, 2), fips.slice(2) || null]);
+  return { ids: rows.map((r) => r.id), label: `${fips.length === 2 ? 'state' : 'county'} ${fips}` };
 }
 
-async function fromAddress(db: Queryable, address: string, t: Times): Promise<Resolved> {
+/** A held jurisdiction and every one inside it: its descendants, and for a state or county the jurisdictions its FIPS code holds. */
+export async function withinJurisdiction(db: Queryable, id: string): Promise<Within> {
+  const { rows } = await db.query(
+    `WITH RECURSIVE top AS (SELECT * FROM jurisdiction WHERE id = $1),
+       d AS (SELECT id FROM top UNION SELECT c.id FROM jurisdiction c JOIN d ON c.parent_id = d.id)
+     SELECT id, (SELECT name FROM top) AS name FROM d
+     UNION SELECT j.id, top.name FROM jurisdiction j, top
+      WHERE j.fips_state = top.fips_state AND (top.level = 'state' OR (top.level = 'county' AND j.fips_county = top.fips_county))
+     ORDER BY id`,
+    [id],
+  );
+  return { ids: rows.map((r) => r.id), label: rows[0]?.name ?? id };
+}
+
+/** Both narrowings at once: where both hold. */
+export function withinBoth(a: Within | null, b: Within | null): Within | null {
+  if (!a || !b) return a ?? b;
+  return { ids: a.ids.filter((id) => b.ids.includes(id)), label: `${a.label} and ${b.label}` };
+}
+
+const namesOf = async (db: Queryable, ids: string[]): Promise<string> =>
+  (await db.query('SELECT name FROM jurisdiction WHERE id = ANY($1::text[]) ORDER BY name', [ids])).rows.map((r) => r.name).join(', ');
+
+/** A result outside `within` is unmatched, saying where it lies. */
+async function inside(db: Queryable, r: Resolved, within: Within | undefined, field: string): Promise<Resolved> {
+  if (!within || !r.jurisdiction || within.ids.includes(r.jurisdiction)) return r;
+  throw new ApiError('location_unmatched', { field, detail: `${r.input} lies in ${await namesOf(db, [r.jurisdiction])}, outside ${within.label}.` });
+}
+
+/** Why the first candidate ranks first (or that the first ones tie), for an ambiguous answer's detail. */
+export function rankDetail(c: Candidate[], order: string): string {
+  if (c.length < 2) return '';
+  const [a, b] = c;
+  const ties = c.filter((x) => x.score === a.score && x.basis === a.basis).length;
+  if (ties > 1) return `${ties === c.length ? `all ${ties}` : `the first ${ties}`} tie (${a.basis ?? `score ${a.score}`}) and are listed by ${order}`;
+  return `${a.label} ranks first (${a.basis ?? `score ${a.score}`}), ahead of ${b.label} (${b.basis ?? `score ${b.score}`})`;
+}
+
+/** Text in code-point order (as PostgreSQL's C collation sorts it). */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+// how an APN asked fits a parcel's number, best first
+const APN_FIT = ['apn', 'key', 'parts', 'characters'] as const;
+const APN_BASIS = {
+  apn: 'its APN is the number asked',
+  key: 'its parcel key is the number asked',
+  parts: 'its number has the parts asked, with other separators',
+  characters: 'its number has the characters asked, split otherwise',
+} as const;
+
+/**
+ * An APN in a county (5-digit GEOID), a state (2 digits: its held counties) or the jurisdictions
+ * `within`. The number as published (APN or parcel key) first; only when none has it, the number
+ * with separators and case folded. Several fits are ambiguous, best first.
+ */
+async function fromApn(db: Queryable, apn: string, fips: string | undefined, within: Within | undefined, t: Times): Promise<Resolved> {
+  if (!fips && !within) throw invalid('fips', 'apn needs fips: the Census GEOID of the county (5 digits) that issued it, or of its state (2 digits)');
+  const scope = withinBoth(within ?? null, fips ? await withinFips(db, fips) : null)!;
+  const asked = apn.trim();
+  const input = `apn ${asked} (${fips ?? scope.label})`;
+  if (scope.ids.length === 0) throw new ApiError('location_unmatched', { field: 'apn', detail: `No jurisdiction held lies in ${scope.label}.` });
+  const cols = `p.id, p.parcel_key, p.apn, p.jurisdiction_id, round(similarity(COALESCE(p.apn, p.parcel_key), $2)::numeric, 2)::float8 AS score`;
+  const when = `p.jurisdiction_id = ANY($1::text[]) AND p.known @> $3::timestamptz AND p.valid @> $4::date`;
+  let { rows } = await db.query(
+    `SELECT ${cols}, CASE WHEN p.apn = $2 THEN 'apn' ELSE 'key' END AS fit FROM parcel p WHERE ${when} AND (p.apn = $2 OR p.parcel_key = $2)`,
+    [scope.ids, asked, t.knownAsOf, t.asOf],
+  );
+  if (rows.length === 0) {
+    const plain = asked.toUpperCase().replace(/[^A-Z0-9]/g, '');
+    const parts = asked.toUpperCase().replace(/[^A-Z0-9]+/g, '-').replace(/^-|-$/g, '');
+    const fold = (x: string, sep: string) => `regexp_replace(upper(${x}), '[^A-Z0-9]+', '${sep}', 'g')`;
+    ({ rows } = await db.query(
+      `SELECT ${cols}, CASE WHEN btrim(${fold('COALESCE(p.apn, p.parcel_key)', '-')}, '-') = $6 THEN 'parts' ELSE 'characters' END AS fit
+         FROM parcel p WHERE ${when} AND $5 <> '' AND COALESCE(p.attributes->>'key_status', '') <> 'not_a_parcel_id'
+          AND (${fold('p.apn', '')} = $5 OR ${fold('p.parcel_key', '')} = $5)`,
+      [scope.ids, asked, t.knownAsOf, t.asOf, plain, parts],
+    ));
+  }
+  const ids = [...new Set(rows.map((x) => x.id as string))];
+  if (ids.length === 0) throw new ApiError('location_unmatched', { field: 'apn', detail: `No parcel held in ${scope.label} has the number ${asked}.` });
+  if (ids.length === 1) {
+    const r = await fromParcels(db, ids, t);
+    return { ...r, input, precision: rows[0].fit === 'apn' || rows[0].fit === 'key' ? r.precision : 'normalized_match' };
+  }
+  const names = new Map((await db.query('SELECT id, name FROM jurisdiction WHERE id = ANY($1::text[])', [[...new Set(rows.map((x) => x.jurisdiction_id))]])).rows.map((x) => [x.id, x.name]));
+  const seen = new Set<string>();
+  const candidates: Candidate[] = rows
+    .sort((a, b) => APN_FIT.indexOf(a.fit) - APN_FIT.indexOf(b.fit) || b.score - a.score || byText(names.get(a.jurisdiction_id), names.get(b.jurisdiction_id)) || byText(a.parcel_key, b.parcel_key))
+    .filter((x) => !seen.has(x.id) && seen.add(x.id))
+    .map((x) => ({ label: `${x.apn ?? x.parcel_key} (${names.get(x.jurisdiction_id)})`, parcel: x.id, parcel_key: x.parcel_key, jurisdiction: x.jurisdiction_id, score: x.score, basis: `${APN_BASIS[x.fit as keyof typeof APN_BASIS]}; similarity ${x.score}` }));
+  const one = new Set(candidates.map((c) => c.jurisdiction)).size === 1;
+  return result({
+    state: 'ambiguous',
+    grain: 'jurisdiction',
+    precision: rows.some((x) => x.fit === 'apn' || x.fit === 'key') ? 'exact' : 'normalized_match',
+    input,
+    jurisdiction: one ? candidates[0].jurisdiction : null,
+    candidates,
+    detail: `${candidates.length} parcels held in ${scope.label} fit the number ${asked}; ${rankDetail(candidates, 'jurisdiction and parcel key')}`,
+  });
+}
+
+async function fromAddress(db: Queryable, address: string, t: Times, within?: Within): Promise<Resolved> {
   const n = normalizeAddress(address);
   if (!n.normalized) throw invalid('address', 'has no street');
-  if (n.numbers.length === 0) {
-    // a street without a number names no parcel: answer at the grain it can defend
-    const { rows } = await db.query(`SELECT DISTINCT jurisdiction_id FROM address_point WHERE normalized LIKE '% ' || $1 LIMIT 2`, [n.street]);
-    if (rows.length === 0) throw new ApiError('location_unmatched', { field: 'address', detail: `No street held is named ${JSON.stringify(n.street)}.` });
-    return result({ grain: 'street', input: `address ${address}`, jurisdiction: rows.length === 1 ? rows[0].jurisdiction_id : null, detail: 'a street without a house number: no parcel can be named' });
-  }
+  // a street, a place, a state or a ZIP code: coarser than a parcel (coarse.ts)
+  if (n.numbers.length === 0) return result(await fromPlaceText(db, address, n.street, within));
+  const ids = within?.ids ?? null;
   const exact = await db.query(
-    named('resolve-address', 'SELECT DISTINCT a.parcel_id, a.raw, a.jurisdiction_id FROM address_point a WHERE a.normalized = $1 AND a.parcel_id IS NOT NULL', [n.normalized]),
+    named('resolve-address', 'SELECT DISTINCT a.parcel_id, a.raw, a.jurisdiction_id FROM address_point a WHERE a.normalized = $1 AND a.parcel_id IS NOT NULL AND ($2::text[] IS NULL OR a.jurisdiction_id = ANY($2))', [n.normalized, ids]),
   );
-  const ids = [...new Set(exact.rows.map((r) => r.parcel_id as string))];
-  if (ids.length === 1) return { ...(await fromParcels(db, ids, t)), input: `address ${address}`, precision: 'normalized_match' };
-  if (ids.length > 1) {
+  const parcels = [...new Set(exact.rows.map((r) => r.parcel_id as string))];
+  if (parcels.length === 1) return { ...(await fromParcels(db, parcels, t)), input: `address ${address}`, precision: 'normalized_match' };
+  if (parcels.length > 1) {
+    const candidates = await candidatesOf(db, exact.rows.map((r) => ({ ...r, score: 1, basis: 'its address, normalized, is the address asked' })));
     return result({
       state: 'ambiguous',
       grain: 'street',
       input: `address ${address}`,
       jurisdiction: exact.rows[0].jurisdiction_id,
-      candidates: await candidatesOf(db, exact.rows.map((r) => ({ ...r, score: 1 }))),
-      detail: `${ids.length} parcels carry this address`,
+      candidates,
+      detail: `${parcels.length} parcels carry this address; ${rankDetail(candidates, 'parcel key')}`,
     });
   }
   // one row per parcel (its best-scoring address), the closest five
   const near = await db.query(
     `SELECT * FROM (SELECT DISTINCT ON (COALESCE(a.parcel_id, a.raw)) a.parcel_id, a.raw, a.jurisdiction_id, similarity(a.normalized, $1) AS score
-                      FROM address_point a WHERE a.normalized % $1 ORDER BY COALESCE(a.parcel_id, a.raw), similarity(a.normalized, $1) DESC, a.raw) x
+                      FROM address_point a WHERE a.normalized % $1 AND ($2::text[] IS NULL OR a.jurisdiction_id = ANY($2))
+                     ORDER BY COALESCE(a.parcel_id, a.raw), similarity(a.normalized, $1) DESC, a.raw) x
       ORDER BY score DESC, raw LIMIT 5`,
-    [n.normalized],
+    [n.normalized, ids],
   );
-  if (near.rows.length === 0) throw new ApiError('location_unmatched', { field: 'address', detail: `No address held matches ${JSON.stringify(address)}.` });
+  if (near.rows.length === 0) {
+    let elsewhere = '';
+    if (within) {
+      const { rows } = await db.query('SELECT DISTINCT jurisdiction_id FROM address_point WHERE normalized = $1 LIMIT 5', [n.normalized]);
+      if (rows.length) elsewhere = `: it is held in ${await namesOf(db, rows.map((r) => r.jurisdiction_id))}, outside ${within.label}`;
+    }
+    throw new ApiError('location_unmatched', { field: 'address', detail: `No address held${within ? ` in ${within.label}` : ''} matches ${JSON.stringify(address)}${elsewhere}.` });
+  }
+  const candidates = await candidatesOf(
+    db,
+    near.rows.map((r) => {
+      const score = Math.round(r.score * 100) / 100;
+      return { ...r, score, basis: `trigram similarity ${score} of its address to the address asked, both normalized` };
+    }),
+  );
   return result({
     state: 'ambiguous',
     grain: 'street',
     input: `address ${address}`,
     jurisdiction: near.rows[0].jurisdiction_id,
-    candidates: await candidatesOf(db, near.rows.map((r) => ({ ...r, score: Math.round(r.score * 100) / 100 }))),
-    detail: 'no address held matches exactly; these are the closest',
+    candidates,
+    detail: `no address held matches exactly; these are the closest: ${rankDetail(candidates, 'parcel key')}`,
   });
 }
 
-/** Candidates from address rows: one per parcel (its first label, in the order given), with the parcel's key. */
-async function candidatesOf(db: Queryable, rows: Array<{ parcel_id: string | null; raw: string; jurisdiction_id: string; score: number }>): Promise<Candidate[]> {
+/** Candidates from address rows: one per parcel (its first label, in the order given), with the parcel's key; best first, ties by key. */
+async function candidatesOf(db: Queryable, rows: Array<{ parcel_id: string | null; raw: string; jurisdiction_id: string; score: number; basis: string }>): Promise<Candidate[]> {
   const seen = new Set<string>();
   const one = rows.filter((r) => {
     const k = r.parcel_id ?? `raw:${r.raw}`;
@@ -206,7 +326,8 @@ async function candidatesOf(db: Queryable, rows: Array<{ parcel_id: string | nul
     const { rows: k } = await db.query('SELECT DISTINCT ON (id) id, parcel_key FROM parcel WHERE id = ANY($1::text[]) ORDER BY id, fact_id DESC', [ids]);
     for (const r of k) keys.set(r.id, r.parcel_key);
   }
-  return one.map((r) => ({ label: r.raw, parcel: r.parcel_id, parcel_key: r.parcel_id ? (keys.get(r.parcel_id) ?? null) : null, jurisdiction: r.jurisdiction_id, score: r.score }));
+  const out = one.map((r) => ({ label: r.raw, parcel: r.parcel_id, parcel_key: r.parcel_id ? (keys.get(r.parcel_id) ?? null) : null, jurisdiction: r.jurisdiction_id, score: r.score, basis: r.basis }));
+  return out.sort((a, b) => b.score - a.score || byText(a.parcel_key ?? '', b.parcel_key ?? '') || byText(a.label, b.label));
 }
 
 async function fromGeometry(db: Queryable, text: string, buffer: number | undefined, unit: keyof typeof METERS, t: Times): Promise<Resolved> {
@@ -255,10 +376,10 @@ export async function resolveLocation(db: Queryable, input: LocationInput, t: Ti
     const text = JSON.stringify({ type: 'Point', coordinates: [input.point.lon, input.point.lat] });
     return fromGeometry(db, text, input.buffer, input.buffer_unit ?? 'ft', t);
   }
-  if (input.point) return fromPoint(db, input.point, t);
-  if (input.parcel) return fromParcels(db, input.parcel, t);
-  if (input.apn) return fromApn(db, input.apn, input.fips, t);
-  if (input.address) return fromAddress(db, input.address, t);
+  if (input.point) return inside(db, await fromPoint(db, input.point, t), input.within, 'point');
+  if (input.parcel) return inside(db, await fromParcels(db, input.parcel, t), input.within, 'parcel');
+  if (input.apn) return fromApn(db, input.apn, input.fips, input.within, t);
+  if (input.address) return inside(db, await fromAddress(db, input.address, t, input.within), input.within, 'address');
   if (input.geometry) return fromGeometry(db, input.geometry, input.buffer, input.buffer_unit ?? 'ft', t);
   const plss = input.plss!;
   if (!plss.surveyed) throw new ApiError('location_unmatched', { field: 'plss', detail: `${plss.state} was never surveyed under the PLSS: no township or section there bears this key.` });

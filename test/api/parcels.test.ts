@@ -80,6 +80,87 @@ describe('parcels', () => {
   });
 });
 
+describe('batch: jurisdiction and fips narrow every locator; ambiguous entries rank their candidates', () => {
+  const POINT = { lat: 42.3629, lon: -71.1113 };
+  const batch = async (item: Array<Record<string, unknown>>) => {
+    const r = await call(server, 'POST', '/v1/parcel/batch', { key, body: { item } });
+    expect(r.status).toBe(200);
+    return r.body.item as Array<{ status: string; detail?: string; parcel?: { id: string; parcel_key: string }; match?: { precision: string }; candidate?: Array<{ parcel: string; parcel_key: string; score: number; basis: string }> }>;
+  };
+  const uniqueAddress = async () =>
+    (await server.services.pool.query(`SELECT normalized FROM address_point WHERE parcel_id IS NOT NULL GROUP BY normalized HAVING count(DISTINCT parcel_id) = 1 ORDER BY normalized LIMIT 1`)).rows[0].normalized as string;
+
+  test('a point or an address outside the county or state named is unmatched, saying so; inside, matched', async () => {
+    const address = await uniqueAddress();
+    const before = await balance();
+    const r = await batch([
+      { ...POINT, fips: '25025' },
+      { address, fips: '25025' },
+      { ...POINT, fips: '25' },
+      { ...POINT, jurisdiction: 'middlesex-county-ma' },
+      { address, jurisdiction: 'massachusetts' },
+      { ...POINT, fips: '2501' },
+    ]);
+    // before, fips and jurisdiction were read only with apn: the first two matched
+    expect(r.map((i) => i.status)).toEqual(['unmatched', 'unmatched', 'matched', 'matched', 'matched', 'invalid']);
+    expect(r[0].detail).toMatch(/lies in Cambridge, outside county 25025/);
+    expect(r[1].detail).toMatch(/held in Cambridge, outside county 25025/);
+    expect(r[5].detail).toMatch(/not a Census GEOID/);
+    // unmatched entries cost nothing; the two parcels matched cost one each (unless fetched within the day)
+    const charged = new Set(r.flatMap((i) => (i.parcel ? [i.parcel.id] : [])));
+    expect(before - (await balance())).toBeLessThanOrEqual(charged.size);
+  });
+
+  test('apn with a state GEOID searches the state’s held counties; a jurisdiction narrows it the same way', async () => {
+    const r = await batch([
+      { apn: '127-123', fips: '25' },
+      { apn: '127-123', jurisdiction: 'massachusetts' },
+      { apn: '127-123', fips: '17' },
+    ]);
+    // before: a 2-digit fips was refused (invalid), and the state jurisdiction gave one
+    expect(r.map((i) => i.status)).toEqual(['matched', 'matched', 'unmatched']);
+    expect(r[0].parcel!.parcel_key).toBe('127-123');
+    expect(r[2].detail).toMatch(/No jurisdiction held lies in state 17/);
+  });
+
+  test('several parcels fit an APN written otherwise: best first, and the detail says why it ranks first', async () => {
+    // parcel keys that read the same once separators are dropped, computed here
+    const { rows } = await server.services.pool.query(
+      `SELECT regexp_replace(parcel_key, '[^0-9A-Z]', '', 'g') AS plain, array_agg(DISTINCT parcel_key ORDER BY parcel_key) AS keys
+         FROM parcel WHERE parcel_key ~ '^[0-9]+-[0-9]+$' GROUP BY 1 HAVING count(DISTINCT parcel_key) = 2 ORDER BY 1 LIMIT 1`,
+    );
+    const [a, b] = rows[0].keys as string[];
+    const before = await balance();
+    // "26 29" has the parts of 26-29 with a space: that one ranks first
+    const spaced = a.replace('-', ' ');
+    const r = await batch([{ apn: spaced, fips: '25017' }, { apn: b.replace('-', ' '), fips: '25' }, { apn: rows[0].plain, fips: '25017' }]);
+    expect(r.map((i) => i.status)).toEqual(['ambiguous', 'ambiguous', 'ambiguous']);
+    expect(r[0].candidate!.map((c) => c.parcel_key)).toEqual([a, b]);
+    expect(r[1].candidate!.map((c) => c.parcel_key)).toEqual([b, a]);
+    expect(r[0].candidate![0].basis).toMatch(/has the parts asked/);
+    expect(r[0].candidate![1].basis).toMatch(/has the characters asked, split otherwise/);
+    expect(r[0].detail).toContain(`${a} (Cambridge) ranks first`);
+    // no separators at all: both only share the characters, ranked by similarity, best first
+    const scores = r[2].candidate!.map((c) => c.score);
+    expect(scores).toEqual([...scores].sort((x, y) => y - x));
+    expect(await balance()).toBe(before);
+    // the key as published is matched outright, however many other keys fold alike
+    const exact = await batch([{ apn: a, fips: '25017' }]);
+    expect(exact[0]).toMatchObject({ status: 'matched', parcel: { parcel_key: a }, match: { precision: 'exact' } });
+  });
+
+  test('an address several parcels carry: the candidates tie, listed by parcel key, and the detail says so', async () => {
+    const { rows } = await server.services.pool.query(
+      `SELECT a.normalized, array_agg(DISTINCT p.parcel_key ORDER BY p.parcel_key) AS keys FROM address_point a JOIN parcel p ON p.id = a.parcel_id
+        GROUP BY a.normalized HAVING count(DISTINCT a.parcel_id) > 1 ORDER BY a.normalized LIMIT 1`,
+    );
+    const [r] = await batch([{ address: rows[0].normalized }]);
+    expect(r.status).toBe('ambiguous');
+    expect(r.candidate!.map((c) => c.parcel_key)).toEqual(rows[0].keys);
+    expect(r.detail).toMatch(/all \d+ tie \(its address, normalized, is the address asked\) and are listed by parcel key/);
+  });
+});
+
 describe('district assignment', () => {
   test("a parcel's districts and shares equal an independent PostGIS computation", async () => {
     const pool = server.services.pool;
