@@ -96,7 +96,8 @@ export function listDistricts(text: string, nodes: SectionNode[], grids: Grid[])
     const lineEnd = text.indexOf('\n', at);
     const end = Math.min(node && node.end > at ? node.end : text.length, at + 8000);
     const sentenceStart = text.lastIndexOf('\n', at) + 1;
-    scopes.push({ start: lineEnd < 0 ? end : Math.min(lineEnd, end), end, overlay: /overlay/i.test(text.slice(sentenceStart, lineEnd < 0 ? end : lineEnd)) });
+    // the list starts after the trigger: on its own line's rest ("… established: A-1 …; R-1 …") or below it
+    scopes.push({ start: Math.min(at, end), end, overlay: /overlay/i.test(text.slice(sentenceStart, lineEnd < 0 ? end : lineEnd)) });
   }
   for (const g of grids) {
     if (g.caption && /\b(?:districts?|zones?)\b/i.test(g.caption.text) && !scopes.some((s) => s.start <= g.start && g.start < s.end)) scopes.push({ start: g.start, end: g.end, overlay: false });

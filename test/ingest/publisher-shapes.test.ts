@@ -93,3 +93,10 @@ describe('a use table with a category column and its key as the last row', () =>
     quotesHold(p);
   });
 });
+
+test('districts listed on the line that establishes them', async () => {
+  const md = '# Zoning\n\n## Section 4.1 Establishment\n\nThe following districts are established: A-1 Agricultural District; R-1 Residential District; C-1 Commercial District.\n\n## Section 4.2 Purposes\n\nEach district serves its purpose.\n';
+  const p = await parseOrdinance(Buffer.from(md), { mediaType: 'text/markdown' });
+  expect(p.districts.map((d) => d.code_normalized)).toEqual(['A-1', 'R-1', 'C-1']);
+  for (const d of p.districts) expect(p.text.slice(d.citation.locator.start, d.citation.locator.end)).toBe(d.citation.quote);
+});
