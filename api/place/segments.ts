@@ -12,9 +12,11 @@ export interface Segment<T> {
 }
 
 const FACT_TABLES = ['district', 'district_area', 'permission', 'control', 'unlisted_use_rule', 'moratorium', 'authority', 'section'];
+/** Tables an answer may also read (its includes): their facts' dates are change dates too when asked for. */
+export type ExtraTable = 'ordinance' | 'property';
 
-export async function changeDates(db: Queryable, jurisdictionId: string, from: string, to: string, knownAsOf: string): Promise<string[]> {
-  const unions = FACT_TABLES.map(
+export async function changeDates(db: Queryable, jurisdictionId: string, from: string, to: string, knownAsOf: string, extra: ExtraTable[] = []): Promise<string[]> {
+  const unions = [...FACT_TABLES, ...extra].map(
     (t) => `SELECT lower(valid) AS d FROM ${t} WHERE jurisdiction_id = $1 AND known @> $4::timestamptz
             UNION SELECT upper(valid) FROM ${t} WHERE jurisdiction_id = $1 AND known @> $4::timestamptz`,
   ).join(' UNION ');
@@ -29,8 +31,9 @@ export async function segmentsOver<T>(
   to: string,
   knownAsOf: string,
   at: (date: string) => Promise<T>,
+  extra: ExtraTable[] = [],
 ): Promise<Array<Segment<T>>> {
-  const starts = [from, ...(await changeDates(db, jurisdictionId, from, to, knownAsOf))];
+  const starts = [from, ...(await changeDates(db, jurisdictionId, from, to, knownAsOf, extra))];
   const out: Array<Segment<T>> = [];
   let previous = '';
   for (const [i, start] of starts.entries()) {

@@ -4,7 +4,12 @@ import { timeParams } from '../collection/index.ts';
 import { apartSlivers, lawAt } from '../../store/place/law.ts';
 import { FIELD_PARAM } from '../fields.ts';
 import { GEOMETRY_BODY, geometryParam, LOCATION_PARAMS } from '../location/params.ts';
-import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, placeContextFor, resolutionBlock, placeKey, settledNotice } from '../place/common.ts';
+import { asOfBlock, coverageBlock, earliestRetained, type JurisdictionRef, jurisdictionBlock, type PlaceContext, placeContextFor, resolutionBlock, placeKey, settledNotice } from '../place/common.ts';
+import { futureLandUseAt } from '../place/future-land-use.ts';
+import { type Held, heldLayers, isHeldLayer } from '../place/held.ts';
+import { PROPERTY_LIMIT, propertiesOn } from '../place/property.ts';
+import { segmentsOver } from '../place/segments.ts';
+import type { Times } from '../../store/place/resolve.ts';
 import type { Services } from '../services.ts';
 import { defineRoutes, type Route } from '../route.ts';
 import type { Queryable } from '../../store/db.ts';
@@ -13,7 +18,7 @@ const SUBJECTS = ['zoning', 'subdivision', 'building_code', 'fire_code'] as cons
 const CONTEXT_TYPES = ['flood_zone', 'wetland', 'service_area', 'utility_territory'] as const;
 const INCLUDES = ['authority', 'parcel', 'property', 'assignment', 'special_district', 'context_layer', 'future_land_use', 'boundary'] as const;
 /** Field selection over the place answer: the item's sections and the blocks beside it. */
-const PLACE_FIELDS = { extras: true, known: ['assignment', 'parcel', 'boundary', 'resolution', 'jurisdiction', 'coverage', 'as_of', 'authority', 'layer'] };
+const PLACE_FIELDS = { extras: true, known: ['assignment', 'parcel', 'boundary', 'property', 'property_total', 'future_land_use', 'segment', 'notice', 'resolution', 'jurisdiction', 'coverage', 'as_of', 'authority', 'layer'] };
 
 export async function answerThrough(db: Queryable, knownAsOf: string): Promise<number> {
   const { rows } = await db.query('SELECT COALESCE(max(seq), 0)::bigint AS seq FROM change_event WHERE detected_at <= $1::timestamptz', [knownAsOf]);
@@ -40,7 +45,7 @@ export function authorityItems(rows: Array<Record<string, any>>) {
   }));
 }
 
-async function assignment(db: Queryable, jurisdictionId: string, geojson: string, point: string | null, times: { asOf: string; knownAsOf: string }) {
+async function assignment(db: Queryable, jurisdictionId: string, geojson: string, point: string | null, times: Times) {
   const held = await lawAt(db, { jurisdictionId, geojson, point, codeText: false, moratoria: false }, times);
   const { facts, citations: cites } = held;
   // slivers (store/place/law.ts) are left out of the assignment: the parcel is not split there
@@ -60,29 +65,91 @@ async function assignment(db: Queryable, jurisdictionId: string, geojson: string
   });
 }
 
+interface PlaceQuery {
+  jurisdiction: JurisdictionRef;
+  include: Set<string>;
+  /** the location when it is placed (resolved to a shape), else null */
+  geojson: string | null;
+  point: string | null;
+  parcels: string[];
+  held: Map<string, Held>;
+}
+
+/** The sections of the place answer that are facts in force at one date. */
+async function sectionsAt(db: Queryable, q: PlaceQuery, t: Times) {
+  const out: Record<string, unknown> = {};
+  const j = q.jurisdiction.id;
+  if (q.include.has('assignment')) out.assignment = q.geojson ? await assignment(db, j, q.geojson, q.point, t) : null;
+  if (q.include.has('property') && q.held.get('property')?.held) {
+    const p = await propertiesOn(db, j, q.parcels, t);
+    out.property = p.property;
+    if (p.total > p.property.length) out.property_total = p.total;
+  }
+  if (q.include.has('future_land_use') && q.held.get('future_land_use')?.held) out.future_land_use = q.geojson ? await futureLandUseAt(db, j, q.geojson, q.point, t) : null;
+  return out;
+}
+
+/** layer[]: each layer asked for that the answer cannot give, with why (api/place/held.ts). */
+function missingLayers(c: PlaceContext, q: PlaceQuery, contextTypes: string[], last: Record<string, unknown>) {
+  const out: Array<{ layer: string; held: boolean; reason: string }> = [];
+  for (const layer of ['special_district', 'context_layer', 'future_land_use', 'property']) {
+    const h = q.held.get(layer);
+    if (q.include.has(layer) && h && !h.held) out.push({ layer, held: false, reason: h.reason! });
+  }
+  for (const type of contextTypes) out.push({ layer: type, held: false, reason: q.held.get('context_layer')!.reason! });
+  const r = c.resolved;
+  if (q.held.get('future_land_use')?.held && q.include.has('future_land_use') && !q.geojson) out.push({ layer: 'future_land_use', held: true, reason: `the location ${r.state === 'ambiguous' ? 'is ambiguous' : `resolves only to a ${r.grain}`}: it is placed in no area` });
+  if (q.held.get('property')?.held && q.include.has('property') && (last.property as unknown[]).length === 0) {
+    out.push({
+      layer: 'property',
+      held: true,
+      reason: q.parcels.length
+        ? `no property record held for ${q.jurisdiction.name} is on parcel ${r.parcels.map((p) => p.parcel_key || p.id).join(', ')} in force on ${c.times.asOf} as known at ${c.times.knownAsOf}`
+        : `the location ${r.state === 'ambiguous' ? 'is ambiguous' : `resolves to ${/^[aeiou]/.test(r.grain) ? 'an' : 'a'} ${r.grain}`}, not a parcel: property records are held per parcel`,
+    });
+  }
+  return out;
+}
+
 /** The place answer for parsed location, time and include parameters (also used by batches). */
 export async function placeAnswer(services: Services, params: Record<string, any>) {
   const c = await placeContextFor(services, params, params.subject ?? ['zoning']);
   const include = new Set<string>(params.include ?? ['authority']);
   const db = services.pool;
   const j = c.jurisdiction;
-  const coverage = coverageBlock(c, ['district_map', 'overlay', 'parcel', 'zoning_text']);
-  const extra: Record<string, unknown> = {
-    resolution: resolutionBlock(c),
-    jurisdiction: jurisdictionBlock(j),
-    coverage,
-    as_of: asOfBlock(c, earliestRetained(coverage)),
-  };
+  const coverage = coverageBlock(c, ['district_map', 'overlay', 'parcel', 'zoning_text', ...(include.has('property') ? ['assessor'] : []), ...(include.has('future_land_use') ? ['future_land_use'] : [])]);
+  const extra: Record<string, unknown> = { resolution: resolutionBlock(c), jurisdiction: jurisdictionBlock(j), coverage };
   if (j && include.has('authority')) extra.authority = authorityItems(c.frame!.authorities);
   const item: Record<string, unknown> = {};
-  const placed = c.resolved.state === 'resolved' && c.resolved.geojson;
-  if (include.has('assignment')) item.assignment = placed && j ? await assignment(db, j.id, c.resolved.geojson!, c.resolved.point, c.times) : null;
+  const placed = c.resolved.state === 'resolved' && c.resolved.geojson ? c.resolved.geojson : null;
   if (include.has('parcel')) item.parcel = c.resolved.parcels.map((p) => ({ id: p.id, parcel_key: p.parcel_key, href: `/parcel/${p.id}` }));
-  if (include.has('boundary')) item.boundary = placed ? JSON.parse(c.resolved.geojson!) : null;
-  const missing = [...include].filter((i) => ['special_district', 'context_layer', 'future_land_use', 'property'].includes(i));
-  const layers = [...missing, ...(params.context_type ?? [])].map((layer) => ({ layer, held: false, reason: 'no public source for this layer is held for this jurisdiction' }));
-  if (layers.length) extra.layer = layers;
-  if (c.settled) extra.notice = [settledNotice(c.settled)];
+  if (include.has('boundary')) item.boundary = placed ? JSON.parse(placed) : null;
+  let segments = 1;
+  const notice: unknown[] = [];
+  if (j) {
+    const contextTypes: string[] = params.context_type ?? [];
+    const asked = [...include, ...(contextTypes.length ? ['context_layer'] : [])].filter(isHeldLayer);
+    const held = await heldLayers(db, j, asked, c.times);
+    const q: PlaceQuery = { jurisdiction: j, include, geojson: placed, point: placed ? c.resolved.point : null, parcels: c.resolved.parcels.map((p) => p.id), held };
+    let last: Record<string, unknown>;
+    if (c.asOf.kind === 'instant') {
+      last = await sectionsAt(db, q, c.times);
+      Object.assign(item, last);
+    } else {
+      const known = c.times.knownAsOf;
+      const s = await segmentsOver(db, j.id, c.asOf.from, c.asOf.to, known, (date) => sectionsAt(db, q, { asOf: date, knownAsOf: known }), include.has('property') ? ['property'] : []);
+      segments = s.length;
+      item.segment = s.map((x) => ({ from: x.from, to: x.to, ...x.value }));
+      last = s[s.length - 1].value;
+      if (segments > 1) notice.push({ code: 'as_of_interval_spans_change', severity: 'info', detail: `What is at the place changed within the interval; the answer has ${segments} segments.`, count: segments, subject: [] });
+    }
+    const layers = missingLayers(c, q, contextTypes, last);
+    if (layers.length) extra.layer = layers;
+    if (typeof last.property_total === 'number') notice.push({ code: 'property_truncated', severity: 'info', detail: `${last.property_total} property records are on the parcels; the first ${PROPERTY_LIMIT} are embedded.`, count: last.property_total, subject: q.parcels });
+  } else if (include.has('assignment')) item.assignment = null;
+  extra.as_of = asOfBlock(c, earliestRetained(coverage), segments);
+  if (c.settled) notice.push(settledNotice(c.settled));
+  if (notice.length) extra.notice = notice;
   return { item, extra, meta: { answer_through: c.frame?.through ?? (await answerThrough(db, c.times.knownAsOf)) }, charge: { keys: [placeKey(c)] }, context: c };
 }
 
@@ -101,7 +168,7 @@ const GET_PLACE: Route = {
     params: [
       ...LOCATION_PARAMS,
       { name: 'subject', in: 'query', type: 'array', items: { type: 'string', enum: SUBJECTS }, default: ['zoning'], description: 'Subjects whose authority is asked.' },
-      { name: 'context_type', in: 'query', type: 'array', items: { type: 'string', enum: CONTEXT_TYPES }, description: 'Context layers (none held yet: named in layer[]).' },
+      { name: 'context_type', in: 'query', type: 'array', items: { type: 'string', enum: CONTEXT_TYPES }, description: 'Context layers; those not held are named in layer[] with why.' },
       { name: 'include', in: 'query', type: 'array', items: { type: 'string', enum: INCLUDES }, default: ['authority'], description: 'Sections to embed.' },
       ...timeParams(),
       FIELD_PARAM,

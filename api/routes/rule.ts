@@ -11,22 +11,12 @@ import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, knownUse
 import type { Services } from '../services.ts';
 import { ruleAt } from '../place/rule.ts';
 import { segmentsOver } from '../place/segments.ts';
+import { heldLayers } from '../place/held.ts';
+import { includesNotConsulted, ruleIncludes } from '../place/includes.ts';
 import { defineRoutes, type Route } from '../route.ts';
 import { answerThrough, authorityItems } from './place.ts';
 
 const INCLUDES = ['definition', 'moratorium', 'standalone_ordinance', 'special_district', 'context_layer', 'future_land_use', 'private_restriction', 'nonconformity', 'aggregate', 'provenance'] as const;
-/** Every include but moratorium names something the answer does not consult yet, and says why. */
-const NOT_CONSULTED_INCLUDES: Record<string, string> = {
-  definition: 'definitions are not read from the code text into facts yet',
-  standalone_ordinance: 'standalone ordinances (solar, wind, battery storage, noise) are held as ordinance records only; their rules are not read into facts yet',
-  special_district: 'special districts are not held for any jurisdiction yet',
-  context_layer: 'context layers (flood zones, wetlands, service areas, utility territories) are not held for any jurisdiction yet',
-  future_land_use: 'future land use maps are not held for any jurisdiction yet',
-  private_restriction: 'private restrictions (covenants, easements) are not read from recorded instruments yet',
-  nonconformity: 'nonconformity is not assessed: it needs the existing structures, which are not held',
-  aggregate: 'aggregates are not computed yet',
-  provenance: 'provenance is not embedded yet; each fact carries its citation, and GET /citation/{id} gives its document, version, retrieval time and hashes',
-};
 const LAW_LAYERS = ['zoning_text', 'district_map', 'overlay', 'ordinance'];
 /** Layers whose facts are stated per district: a location too coarse to place in one reaches none of them. */
 const DISTRICT_LAYERS = ['zoning_text', 'district_map', 'overlay'];
@@ -96,32 +86,37 @@ async function rule(req: { services: Services; params: Record<string, any> }, c:
       throw new ApiError('as_of_before_retention', { field: 'as_of', detail: `History for ${j.name} is retained from ${earliest}; ${from} is before it. Send as_of_clamp=true to answer from ${earliest}.` });
     }
     clamped = true;
-    asOf = asOf.kind === 'instant' ? { ...asOf, date: earliest } : { ...asOf, from: earliest };
+    // an interval wholly before retention is answered on the earliest retained date alone
+    asOf = asOf.kind === 'instant' ? { ...asOf, date: earliest } : { ...asOf, from: earliest, to: asOf.to < earliest ? earliest : asOf.to };
   }
   // a location too coarse (or ambiguous) for a parcel is answered at the jurisdiction: no district
   const placed = c.resolved.state === 'resolved' && c.resolved.geojson ? c.resolved.geojson : null;
   const q = { jurisdictionId: j.id, geojson: placed, point: placed ? c.resolved.point : null, uses: req.params.use, controlTypes: req.params.control_type, include, heldLayers: held };
   const known = c.times.knownAsOf;
+  // what the store holds of the layers not held and the includes asked, and why not (api/place/held.ts)
+  const state = await heldLayers(db, j, [...LAW_LAYERS.filter((l) => !held.has(l)), ...include], { asOf: asOf.kind === 'instant' ? asOf.date : asOf.to, knownAsOf: known });
+  const iq = { jurisdictionId: j.id, geojson: placed, point: q.point, include, held: state };
+  const at = async (date: string) => {
+    const t = { asOf: date, knownAsOf: known };
+    const it: Record<string, unknown> = await ruleAt(db, q, t);
+    return { ...it, ...(await ruleIncludes(db, iq, it, t)) };
+  };
   let item: Record<string, unknown>;
   let segments = 1;
   if (asOf.kind === 'instant') {
-    item = await ruleAt(db, q, { asOf: asOf.date, knownAsOf: known });
+    item = await at(asOf.date);
   } else {
-    const s = await segmentsOver(db, j.id, asOf.from, asOf.to, known, (date) => ruleAt(db, q, { asOf: date, knownAsOf: known }));
+    const s = await segmentsOver(db, j.id, asOf.from, asOf.to, known, at, include.has('standalone_ordinance') ? ['ordinance'] : []);
     segments = s.length;
     item = { segment: s.map((x) => ({ from: x.from, to: x.to, ...x.value })) };
   }
-  const coarse = placed
-    ? []
-    : DISTRICT_LAYERS.filter((l) => held.has(l)).map((layer) => ({
-        layer,
-        reason: `the location ${c.resolved.state === 'ambiguous' ? 'is ambiguous' : `resolves only to a ${c.resolved.grain}`}: it is placed in no district, so the rules stated per district are not consulted`,
-      }));
+  const coarseReason = `the location ${c.resolved.state === 'ambiguous' ? 'is ambiguous' : `resolves only to a ${c.resolved.grain}`}: it is placed in no district, so the rules stated per district are not consulted`;
+  const coarse = placed ? [] : DISTRICT_LAYERS.filter((l) => held.has(l)).map((layer) => ({ layer, reason: coarseReason }));
   item.not_consulted = [
-    ...LAW_LAYERS.filter((l) => !held.has(l)).map((layer) => ({ layer, reason: 'no public source for this layer is held for this jurisdiction' })),
+    ...LAW_LAYERS.filter((l) => !held.has(l)).map((layer) => ({ layer, reason: state.get(layer)!.reason! })),
     ...coarse,
     ...(held.has('zoning_text') ? silentDistricts(item) : []),
-    ...[...include].filter((i) => i in NOT_CONSULTED_INCLUDES).map((layer) => ({ layer, via: 'include', reason: NOT_CONSULTED_INCLUDES[layer] })),
+    ...includesNotConsulted(iq, coarseReason),
   ];
   const block = asOfBlock({ ...c, asOf }, earliestRetained(coverage), segments);
   const notice = [
@@ -156,7 +151,7 @@ export async function ruleAnswer(services: Services, params: Record<string, any>
 }
 
 /** Field selection over the rule answer: the item's sections and the blocks beside it. */
-const RULE_FIELDS = { extras: true, known: ['share', 'overlay', 'unlisted_uses', 'moratorium', 'segment', 'not_consulted', 'resolution', 'jurisdiction', 'authority', 'coverage', 'as_of', 'notice'] };
+const RULE_FIELDS = { extras: true, known: ['share', 'sliver', 'overlay', 'unlisted_uses', 'moratorium', 'definition', 'standalone_ordinance', 'future_land_use', 'provenance', 'segment', 'not_consulted', 'resolution', 'jurisdiction', 'authority', 'coverage', 'as_of', 'notice'] };
 
 const GET_RULE: Route = {
     id: 'getRule',

@@ -264,15 +264,124 @@ describe('locations too coarse for a parcel', () => {
 });
 
 describe('includes', () => {
-  test('an include the answer does not consult is named in not_consulted with why; moratorium is consulted', async () => {
-    const r = await get(`/rule?parcel=${parcel['4-15']}&as_of=2026-06-01&include=standalone_ordinance,aggregate,provenance,moratorium,definition`);
+  test('an include the store holds is answered; only what it does not hold is named in not_consulted, with why', async () => {
+    const r = await get(`/rule?parcel=${parcel['4-15']}&as_of=2026-06-01&include=standalone_ordinance,aggregate,provenance,moratorium,definition,special_district`);
     expect(r.status).toBe(200);
     const named = r.body.item.not_consulted.filter((n: { via?: string }) => n.via === 'include');
-    expect(named.map((n: { layer: string }) => n.layer).sort()).toEqual(['aggregate', 'definition', 'provenance', 'standalone_ordinance']);
-    for (const n of named) expect(n.reason).toEqual(expect.any(String));
+    expect(named).toEqual([
+      { layer: 'aggregate', via: 'include', reason: 'aggregates are not computed' },
+      { layer: 'special_district', via: 'include', reason: 'no source of the special_district layer is held for Millbrook' },
+    ]);
     expect(r.body.item.moratorium).toHaveLength(1);
+    for (const k of ['definition', 'standalone_ordinance', 'provenance']) expect(r.body.item[k].length, k).toBeGreaterThan(0);
     const plain = await get(`/rule?parcel=${parcel['4-15']}&as_of=2026-06-01`);
     expect(plain.body.item.not_consulted.filter((n: { via?: string }) => n.via === 'include')).toEqual([]);
+    expect(plain.body.item.definition).toBeUndefined();
+  });
+
+  test('definition: the terms of the code’s Definitions section that name a use or control of the answer, cited', async () => {
+    const r = await get(`/rule?parcel=${parcel['2-2']}&as_of=2026-06-01&include=definition`);
+    expect(r.status).toBe(200);
+    const defs = r.body.item.definition as Array<{ term: string; text: string; section_ref: string; for: unknown[]; citation: { quote: string; version: string } }>;
+    const adu = defs.find((d) => d.term === 'Accessory dwelling unit')!;
+    expect(adu).toMatchObject({ section_ref: '2.1', text: expect.stringMatching(/^A self-contained dwelling unit/) });
+    expect(adu.for).toContainEqual(expect.objectContaining({ label: 'Accessory dwelling unit' }));
+    const front = defs.find((d) => d.term === 'Setback, front')!;
+    expect(front).toMatchObject({ section_ref: '2.5', for: [{ control_type: 'dimensional.setback_front' }] });
+    // each definition's citation is found verbatim in its retained version
+    for (const d of defs) {
+      const text = (await h.pool.query('SELECT text FROM version_text WHERE version_id = $1', [d.citation.version])).rows[0].text as string;
+      expect(text.includes(d.citation.quote)).toBe(true);
+    }
+    // a term that names nothing the answer states is left out (the wood-fired heater is no use of Table 4.1)
+    expect(defs.map((d) => d.term)).not.toContain('Outdoor wood-fired hydronic heater');
+    // only what the answer states is defined: narrowed to one use and another control, the front setback's term goes
+    const one = await get(`/rule?parcel=${parcel['2-2']}&as_of=2026-06-01&include=definition&use=residential.dwelling.accessory_unit&control_type=dimensional.setback_rear`);
+    expect(one.status).toBe(200);
+    expect(one.body.item.definition.map((d: { term: string }) => d.term)).toEqual(['Accessory dwelling unit']);
+  });
+
+  test('definition: a code text without a section headed Definitions says so, naming its source and dates', async () => {
+    const saved = (await h.pool.query(`SELECT fact_id, heading FROM section WHERE heading ~* 'definitions'`)).rows;
+    expect(saved.length).toBeGreaterThan(0);
+    await h.pool.query(`UPDATE section SET heading = 'Glossary' WHERE fact_id = ANY($1)`, [saved.map((x) => x.fact_id)]);
+    try {
+      const r = await get(`/rule?parcel=${parcel['2-2']}&as_of=2026-06-01&include=definition`);
+      expect(r.body.item.definition).toBeUndefined();
+      const n = r.body.item.not_consulted.find((x: { layer: string }) => x.layer === 'definition');
+      expect(n.reason).toBe(`the zoning_text sources held for Millbrook (zoning-code) hold no section headed Definitions in force on 2026-06-01 as known at ${r.body.as_of.known_as_of}`);
+    } finally {
+      for (const x of saved) await h.pool.query('UPDATE section SET heading = $2 WHERE fact_id = $1', [x.fact_id, x.heading]);
+    }
+  });
+
+  test('standalone_ordinance: adopted general ordinances the code does not codify, in force at as_of', async () => {
+    const r = await get(`/rule?parcel=${parcel['4-15']}&as_of=2026-06-01&include=standalone_ordinance`);
+    // 2019-01 is a general ordinance too, but the code text names it as its own adoption
+    expect(r.body.item.standalone_ordinance).toEqual([
+      expect.objectContaining({ number: '2024-06', title: 'Noise Control', kind: 'standalone', status: 'adopted', adopted_on: '2024-06-11', effective_from: '2024-07-01', citation: expect.objectContaining({ quote: expect.stringContaining('2024-06') }) }),
+    ]);
+    // an interval wholly before retained history, clamped: answered on the earliest retained date alone
+    const over = await get(`/rule?parcel=${parcel['4-15']}&as_of=${encodeURIComponent('from:2024-06-01 to:2024-07-31')}&as_of_clamp=true&include=standalone_ordinance`);
+    expect(over.status).toBe(200);
+    const seg = over.body.item.segment as Array<{ from: string; to: string; standalone_ordinance: Array<{ number: string }> }>;
+    expect(seg).toHaveLength(1);
+    expect(seg[0].from).toBe(seg[0].to);
+    expect(seg[0].standalone_ordinance.map((o) => o.number)).toEqual(['2024-06']);
+  });
+
+  test('provenance: each fact of the answer with the source, version and retrieval it came from', async () => {
+    const at = async (asOf: string) => {
+      const r = await get(`/rule?parcel=${parcel['2-2']}&as_of=${asOf}&control_type=dimensional.setback_front&include=provenance`);
+      expect(r.status).toBe(200);
+      return r.body;
+    };
+    const body = await at('2026-05-01');
+    const prov = body.item.provenance as Array<{ version: string; sha256: string; retrieved_at: string; doc_type: string; source: { kind: string } | null; fact: Array<{ table: string; id: string | null; citation: string | null }> }>;
+    const control = body.item.share[0].control[0];
+    const from = prov.find((p) => p.fact.some((f) => f.table === 'control' && f.id === control.id))!;
+    expect(from).toMatchObject({ version: control.citation.version, doc_type: 'code', source: { kind: 'code_text' } });
+    const v = (await h.pool.query('SELECT sha256, retrieved_at FROM document_version WHERE id = $1', [from.version])).rows[0];
+    expect(from.sha256).toBe(v.sha256);
+    expect(new Date(from.retrieved_at).getTime()).toBe(new Date(v.retrieved_at).getTime());
+    // the district's share comes from the map: its areas at the parcel, under the map's version
+    const areas = (
+      await h.pool.query(
+        `SELECT a.id, m.version_id FROM district_area a JOIN map_version m ON m.id = a.map_version_id JOIN parcel p ON p.id = $1 AND upper_inf(p.known)
+          WHERE a.kind = 'base' AND a.valid @> '2026-05-01'::date AND upper_inf(a.known) AND ST_Intersects(a.geom, p.geom) AND a.district_id = $2`,
+        [parcel['2-2'], body.item.share[0].district.id],
+      )
+    ).rows;
+    expect(areas.length).toBeGreaterThan(0);
+    for (const a of areas) expect(prov.find((p) => p.version === a.version_id)!.fact).toContainEqual({ table: 'district_area', id: a.id, citation: null });
+    // authorities are facts of the answer too
+    expect(prov.flatMap((p) => p.fact).some((f) => f.table === 'authority')).toBe(true);
+    // the amended setback came from the second version of the code; the one before it from the first
+    const before = await at('2026-04-30');
+    const oldControl = before.item.share[0].control[0];
+    const oldFrom = (before.item.provenance as typeof prov).find((p) => p.fact.some((f) => f.table === 'control' && f.id === oldControl.id))!;
+    expect(oldFrom.version).toBe(oldControl.citation.version);
+    expect(oldFrom.version).not.toBe(from.version);
+  });
+});
+
+describe('/place over an interval', () => {
+  test('an interval as_of answers segment[]: 4-15 in R-2, then in VC from 2026-05-15', async () => {
+    const r = await get(`/place?parcel=${parcel['4-15']}&as_of=${encodeURIComponent('from:2026-04-01 to:2026-06-30')}&include=assignment,parcel,property`);
+    expect(r.status).toBe(200);
+    expect(r.body.item.assignment).toBeUndefined();
+    expect(r.body.item.parcel.map((p: { id: string }) => p.id)).toEqual([parcel['4-15']]);
+    const seg = r.body.item.segment as Array<{ from: string; to: string; assignment: Array<{ district: { code: string } }>; property: Array<{ parcel: string[] }> }>;
+    expect(seg.map((s) => [s.from, s.to, s.assignment.map((a) => a.district.code)])).toEqual([
+      ['2026-04-01', '2026-05-14', ['R-2']],
+      ['2026-05-15', '2026-06-30', ['VC']],
+    ]);
+    for (const s of seg) for (const p of s.property) expect(p.parcel).toContain(parcel['4-15']);
+    expect(r.body.as_of).toMatchObject({ constant: false, segment_count: 2 });
+    expect(r.body.notice.map((n: { code: string }) => n.code)).toContain('as_of_interval_spans_change');
+    const one = await get(`/place?parcel=${parcel['4-15']}&as_of=${encodeURIComponent('from:2026-06-01 to:2026-06-30')}&include=assignment`);
+    expect(one.body.item.segment).toHaveLength(1);
+    expect(one.body.as_of).toMatchObject({ constant: true, segment_count: 1 });
   });
 });
 
