@@ -33,7 +33,7 @@ const shareCtes = (j: string, geojson: string, asOf: string, known: string, poin
       FROM (SELECT * FROM district_area_piece x WHERE ST_Intersects(x.geom, (SELECT g FROM loc)) OFFSET 0) x
       CROSS JOIN LATERAL (SELECT * FROM district_area a WHERE a.fact_id = x.fact_id OFFSET 0) a, loc
       CROSS JOIN LATERAL (SELECT CASE WHEN loc.a IS NULL OR ST_Covers(x.geom, loc.g) THEN NULL ELSE ST_Intersection(x.geom, loc.g) END AS inter) i
-     WHERE a.jurisdiction_id = ${j} AND a.valid @> ${asOf}::date AND a.known @> ${known}::timestamptz),
+     WHERE a.jurisdiction_id = ${j} AND a.kind IN ('base', 'overlay') AND a.valid @> ${asOf}::date AND a.known @> ${known}::timestamptz),
   share AS (
     SELECT district_id, kind, code, share, total_m2, edge, at_point, point_asked, map_version, feature_ref,
            2 * ST_Area(u::geography) / NULLIF(ST_Perimeter(u::geography), 0) AS width_m, (SELECT w FROM loc) AS place_width_m

@@ -131,10 +131,16 @@ describe('layers named as not held only where they are not, with reasons from th
                ST_Multi(ST_Buffer(ST_SetSRID(ST_MakePoint($2, $3), 4326)::geography, 200)::geometry), 'x', daterange('2020-01-01', NULL), tstzrange(now(), NULL))`,
       [CAMBRIDGE, LON, LAT],
     );
+    // and its pieces, as the loader cuts every area (store/load/pieces.ts)
+    await db().query(`INSERT INTO district_area_piece (fact_id, geom) SELECT fact_id, ST_Subdivide(geom, 256) FROM district_area WHERE id = 'dst_flutest'`);
     const held = await get(`/rule?point=${POINT}&include=future_land_use,provenance`);
     expect(held.status).toBe(200);
     expect(includeReason(held.body, 'future_land_use')).toBeUndefined();
     expect(held.body.item.future_land_use).toEqual([{ designation: 'Mixed Use Corridor', id: 'dst_flutest', share: 1, contains_point: true, map_version: 'map_flutest', version: null, effective_from: '2020-01-01', status: 'stated' }]);
+    // a plan's designation is no zoning district: never among the districts of the place
+    const ids = (b: any) => [...b.item.share, ...b.item.overlay].map((x: { district: { id: string } }) => x.district.id);
+    expect(ids(held.body)).not.toContain('dst_flutest');
+    expect((await get(`/v1/zoning?lat=${POINT.split(',')[0]}&lon=${POINT.split(',')[1]}`)).body.data.map((d: { id: string }) => d.id)).not.toContain('zon_flutest');
     const place = await get(`/place?point=${POINT}&include=future_land_use`);
     expect(place.body.item.future_land_use.map((f: { designation: string }) => f.designation)).toEqual(['Mixed Use Corridor']);
     expect(place.body.layer).toBeUndefined();
