@@ -148,3 +148,5 @@ export function createExtractActivities(deps: ExtractDeps) {
 }
 
 export type ExtractActivities = ReturnType<typeof createExtractActivities>;
+/** A written file of an extract, as workflows see it (they read no store of their own). */
+export type ExtractFile = store.ExtractFile;

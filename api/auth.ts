@@ -4,31 +4,7 @@ import { ApiError } from '../core/errors.ts';
 import { sha256Hex } from '../core/ids.ts';
 import { named, type Queryable } from '../store/db.ts';
 import { TtlMap } from '../core/ttl-map.ts';
-
-export const SCOPES = [
-  'place:read',
-  'law:read',
-  'records:read',
-  'maps:read',
-  'extract:write',
-  'alert:write',
-  'account:read',
-  'account:write',
-] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
-  'place:read': 'Ask about places: /place, /rule, /conformance, /parcel, /v1/zoning',
-  'law:read': 'Read law: jurisdictions, districts, permissions, ordinances, citations, documents, answers, the change feed',
-  'records:read': 'Read property records, transactions, permits and cases',
-  'maps:read': 'Map layers, vector tiles, map images and OGC API Features',
-  'extract:write': 'Start and download extracts',
-  'alert:write': 'Create and change alerts, monitors, lists and webhooks',
-  'account:read': 'Read keys, usage and credit (any credential may read itself at /me/actor)',
-  'account:write': 'Revoke keys',
-};
-
-export type Role = 'owner' | 'admin' | 'member';
+import { KEY_PREFIX, type Role, SCOPES, type Scope, SESSION_PREFIX } from '../core/credentials.ts';
 
 export interface Actor {
   kind: 'key' | 'person';
@@ -42,8 +18,6 @@ export interface Actor {
   expiresAt?: string | null;
 }
 
-export const KEY_PREFIX = 'llk_';
-export const SESSION_PREFIX = 'lls_';
 
 /** Query parameters that look like credentials: refused, never logged. */
 export const CREDENTIAL_QUERY_NAMES = ['api_key', 'apikey', 'key', 'access_token', 'token', 'x-api-key'];

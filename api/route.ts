@@ -7,7 +7,8 @@ import type { Logger } from '../core/log.ts';
 import type { Param } from './params.ts';
 import type { FieldRules } from './fields.ts';
 import type { Services } from './services.ts';
-import type { Actor, Scope } from './auth.ts';
+import type { Scope } from '../core/credentials.ts';
+import type { Actor } from './auth.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

@@ -3,7 +3,7 @@
 // only way to sign in as the owner, since the default address (@<slug>.invalid) receives no mail.
 import { randomToken } from '../core/ids.ts';
 import { hashPassword, passwordProblem } from '../core/passwords.ts';
-import { SCOPES } from '../api/auth.ts';
+import { SCOPES } from '../core/credentials.ts';
 import { type Pool, withTransaction } from '../store/db.ts';
 import { mintKey } from '../store/keys.ts';
 import { createOrganization, slugify } from '../store/organizations.ts';

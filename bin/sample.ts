@@ -1,7 +1,7 @@
 // `landlex sample`: load the sample jurisdictions and mint a key for the sample organization,
 // then print the key and three example requests. Safe to run again: nothing is duplicated.
 import { rm } from 'node:fs/promises';
-import { SCOPES } from '../api/auth.ts';
+import { SCOPES } from '../core/credentials.ts';
 import type { Config } from '../core/config.ts';
 import type { Logger } from '../core/log.ts';
 import { type Pool, withTransaction } from '../store/db.ts';

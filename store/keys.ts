@@ -1,6 +1,6 @@
 // API keys: random, shown once, stored as sha256; revoked keys stay so audit entries resolve.
 import { newId, randomToken, sha256Hex } from '../core/ids.ts';
-import { KEY_PREFIX, type Scope } from '../api/auth.ts';
+import { KEY_PREFIX, type Scope } from '../core/credentials.ts';
 import type { Queryable } from './db.ts';
 
 export interface KeyRecord {

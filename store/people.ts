@@ -1,7 +1,7 @@
 // People and their memberships. A person has one email address (unique, case-insensitive) and
 // may belong to several organizations, with one role in each.
 import { newId } from '../core/ids.ts';
-import type { Role } from '../api/auth.ts';
+import type { Role } from '../core/credentials.ts';
 import type { Queryable } from './db.ts';
 
 export interface Person {

@@ -1,7 +1,7 @@
 // Console sessions: a random lls_ token, kept only as its sha256, for one person in one
 // organization, until it expires or is revoked.
 import { randomToken, sha256Hex } from '../core/ids.ts';
-import { SESSION_PREFIX } from '../api/auth.ts';
+import { SESSION_PREFIX } from '../core/credentials.ts';
 import type { Queryable } from './db.ts';
 
 export async function createSession(

@@ -3,7 +3,6 @@
 import { createExtractActivities, type ExtractActivities, type ExtractDeps } from '../activities/extract.ts';
 import type { Config } from '../core/config.ts';
 import type { Logger } from '../core/log.ts';
-import type { Pool } from '../store/db.ts';
 import { EXTRACT_RETRY, type ExtractActs, type ExtractOutcome, runExtract } from './extract-logic.ts';
 import { type RunnerHooks, retrying } from './inprocess.ts';
 import { QUICK_RETRY } from './policies.ts';
@@ -45,7 +44,7 @@ export async function executeOnTemporal(config: Config, id: string): Promise<Ext
 }
 
 /** Start an extract's workflow: on Temporal (workflow id extract:<id>), or in this process. */
-export async function startExtractRun(config: Config, pool: Pool, log: Logger, id: string, deps: Partial<ExtractDeps> = {}): Promise<void> {
+export async function startExtractRun(config: Config, pool: ExtractDeps['pool'], log: Logger, id: string, deps: Partial<ExtractDeps> = {}): Promise<void> {
   if (config.temporalAddress) {
     const client = await temporalClient(config);
     await client.workflow.start('extractWorkflow', { taskQueue: config.temporalTaskQueue, workflowId: `extract:${id}`, args: [id] });

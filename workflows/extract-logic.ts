@@ -2,8 +2,7 @@
 // its file, and on a final failure mark it failed (credits refunded). Temporal binds it with
 // proxyActivities (workflows/extract.ts), the in-process runner with the real activities
 // (workflows/extract-inprocess.ts). No Node built-ins here: this code is bundled.
-import type { ExtractStart, ExtractWritten } from '../activities/extract.ts';
-import type { ExtractFile } from '../store/extracts.ts';
+import type { ExtractFile, ExtractStart, ExtractWritten } from '../activities/extract.ts';
 import { reason } from './logic.ts';
 import type { RetryPolicy } from './policies.ts';
 

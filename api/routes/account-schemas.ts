@@ -5,7 +5,7 @@ import { passwordProblem } from '../../core/passwords.ts';
 import type { Queryable } from '../../store/db.ts';
 import type { Person } from '../../store/people.ts';
 import { createSession } from '../../store/sessions.ts';
-import type { Role } from '../auth.ts';
+import type { Role } from '../../core/credentials.ts';
 import type { JsonSchema } from '../route.ts';
 
 export const EMAIL: JsonSchema = { type: 'string', format: 'email', maxLength: 254 };

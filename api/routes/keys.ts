@@ -5,7 +5,7 @@ import { requireId } from '../../core/ids.ts';
 import { getKey, type KeyRecord, listLiveKeys, mintKey, revokeKey } from '../../store/keys.ts';
 import { getPerson } from '../../store/people.ts';
 import { accountOf } from '../../store/usage.ts';
-import { SCOPE_DESCRIPTIONS, SCOPES } from '../auth.ts';
+import { SCOPE_DESCRIPTIONS, SCOPES } from '../../core/credentials.ts';
 import { defineRoutes, type Answer, type JsonSchema, type Req } from '../route.ts';
 
 const iso = (t: string | Date | null) => (t === null ? null : new Date(t).toISOString());

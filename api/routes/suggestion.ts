@@ -3,7 +3,7 @@
 // that asks about it.
 import { invalid } from '../../core/errors.ts';
 import { stateFips } from '../../core/states.ts';
-import { normalizeAddress } from '../../ingest/records/address.ts';
+import { normalizeAddress } from '../../core/address.ts';
 import { issueToken } from '../location/token.ts';
 import { defineRoutes } from '../route.ts';
 

@@ -1,7 +1,7 @@
 // One assessor roll row: cells read by type through the mapping, then a PropertyRow built from
 // the lines of one account (see assessor.ts for the policy on placeholders and bad values).
 import { ROLL_FIELDS, STRUCTURE_FIELDS, type AssessorMapping, type RollField } from './assessor-mapping.ts';
-import { fullAddress, normalizeAddress } from './address.ts';
+import { fullAddress, normalizeAddress } from '../../core/address.ts';
 import { VALUE_MAX } from './cell-limits.ts';
 import type { RollItem } from './assessor.ts';
 import type { CsvLine } from './csv.ts';

@@ -7,7 +7,7 @@ import { parseFeed, type FeedResult } from './permits.ts';
 import { parseRecorderIndex, type RecorderResult } from './recorder.ts';
 
 export * from './types.ts';
-export { addressKeys, fullAddress, normalizeAddress, normalizeStreet, type NormalizedAddress } from './address.ts';
+export { addressKeys, fullAddress, normalizeAddress, normalizeStreet, type NormalizedAddress } from '../../core/address.ts';
 export { type AssessorMapping, MappingError, ROLL_FIELDS, checkMapping } from './assessor-mapping.ts';
 export { parseAssessorRoll, streamAssessorRoll, type RollItem, type RollResult } from './assessor.ts';
 export { csvRecords, readCsv, type CsvBad, type CsvLine } from './csv.ts';

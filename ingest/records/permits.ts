@@ -5,7 +5,7 @@
 // application (kind `permit`), whatever its status. `decision` is null (pending) unless the
 // record states an outcome, or its status is one the mapping lists in `outcomes`.
 // Amounts (valuation, fees) stay in currency units as stated: the spec's Fee shape.
-import { fullAddress } from './address.ts';
+import { fullAddress } from '../../core/address.ts';
 import type { Decision, Fee, FullAddress, LandRecordBody, ParseIssue, Party, Rejected } from './types.ts';
 import { type Read, readDate, readNumber } from './values.ts';
 

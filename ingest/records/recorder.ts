@@ -6,7 +6,7 @@
 // consideration is a `transfer` too, since a sale is never assumed. Mortgages are `mortgage`
 // (consideration = the amount secured, as indexed); assignments of mortgage are `assignment`.
 // Same policy as rolls: unreadable lines are rejected, unreadable cells are null with an issue.
-import { fullAddress, normalizeAddress } from './address.ts';
+import { fullAddress, normalizeAddress } from '../../core/address.ts';
 import { readCsv } from './csv.ts';
 import type { FullAddress, InstrumentRef, ParseIssue, PartyRole, RecordedInstrument, Rejected, TransactionKind, TransactionRecord } from './types.ts';
 import { readCents, readDate, readText } from './values.ts';

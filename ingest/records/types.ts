@@ -2,6 +2,7 @@
 // loader; keys here are the publisher's own (parcel key, account key, instrument number).
 // Money is integer cents unless a field says otherwise. A value the source does not state is
 // null, and its field path is listed in `withheld` where the record has that list.
+import type { FullAddress } from '../../core/address.ts';
 import type { ParseIssue } from '../types.ts';
 
 export type { ParseIssue };
@@ -16,19 +17,7 @@ export interface Rejected {
 }
 
 /** Address in the spec's full form (2.8), minus `point` which no roll states. */
-export interface FullAddress {
-  raw: string;
-  recipient: string | null;
-  street_line_1: string | null;
-  street_line_2: string | null;
-  street_number: string | null;
-  street_name: string | null;
-  unit: string | null;
-  locality: string | null;
-  region: string | null;
-  postal_code: string | null;
-  point: { lat: number; lon: number } | null;
-}
+export type { FullAddress } from '../../core/address.ts';
 
 export interface CodeDescription {
   code: string | null;

@@ -3,7 +3,7 @@
 // parcel. Nothing is guessed: too coarse is insufficient_precision, several fits are ambiguous.
 import { ApiError, invalid, notFound } from '../../core/errors.ts';
 import { requireId } from '../../core/ids.ts';
-import { normalizeAddress } from '../../ingest/records/address.ts';
+import { normalizeAddress } from '../../core/address.ts';
 import { named, type Queryable } from '../db.ts';
 import { fromPlaceText } from './coarse.ts';
 

@@ -2,7 +2,7 @@
 // without the secret, revoked (twice is fine, the record stays), expiry, scopes, credential
 // kinds, and isolation between organizations.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { SCOPES } from '../../api/auth.ts';
+import { SCOPES } from '../../core/credentials.ts';
 import type { RunningServer } from '../../api/server.ts';
 import { type Call, call, createTestOrg, keyChangeHeard, startTestServer } from '../helpers/server.ts';
 

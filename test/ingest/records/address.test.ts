@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { addressKeys, fullAddress, normalizeAddress, normalizeStreet } from '../../../ingest/records/address.ts';
+import { addressKeys, fullAddress, normalizeAddress, normalizeStreet } from '../../../core/address.ts';
 
 describe('address normalization for matching', () => {
   test.each([

@@ -2,7 +2,21 @@
 // no punctuation, street suffixes and directions in USPS abbreviations (Publication 28), unit
 // designators split off into `unit`, and number ranges ("4-6 KIRKLAND PL") kept as each number.
 // The matching key is "<number> <street>"; a range yields one key per number it names.
-import type { FullAddress } from './types.ts';
+
+/** An address as records print it, split into its parts. */
+export interface FullAddress {
+  raw: string;
+  recipient: string | null;
+  street_line_1: string | null;
+  street_line_2: string | null;
+  street_number: string | null;
+  street_name: string | null;
+  unit: string | null;
+  locality: string | null;
+  region: string | null;
+  postal_code: string | null;
+  point: { lat: number; lon: number } | null;
+}
 
 const SUFFIXES: Record<string, string[]> = {
   ALY: ['ALLEY', 'ALLY'],
