@@ -20,8 +20,9 @@ export interface PipelineHarness {
   close(): Promise<void>;
 }
 
-export async function pipelineHarness(label: string, opts: { manifestDir?: string } = {}): Promise<PipelineHarness> {
-  const db = await freshDatabase(label);
+/** A pipeline over a fresh database, or over `database` (e.g. a clone of ingestedDatabase's template), which close() drops. */
+export async function pipelineHarness(label: string, opts: { manifestDir?: string; database?: { url: string; drop: () => Promise<void> } } = {}): Promise<PipelineHarness> {
+  const db = opts.database ?? (await freshDatabase(label));
   const pool = createPool(db.url, { max: 6 });
   const blobDir = await mkdtemp(join(tmpdir(), 'landlex-blobs-'));
   let clock: Date | null = null;
