@@ -1,10 +1,13 @@
 // Scope parameters (spec 4.0.4) for searches across towns: exactly one of region, jurisdiction
-// (repeatable), state, county or geometry (with buffer in feet). Resolved to jurisdiction ids.
+// (repeatable), state, county or geometry (with buffer in feet). Resolved to jurisdiction ids;
+// a region to its members in force at as_of.
 // A value that names nothing held is 422 naming the parameter (spec 1.2.3: 404 is for path ids).
 import { ApiError, invalid } from '../core/errors.ts';
-import { isId } from '../core/ids.ts';
+import { isId, requireId } from '../core/ids.ts';
 import { stateFips } from '../core/states.ts';
+import type { TimeSpec } from '../core/time.ts';
 import type { Queryable } from '../store/db.ts';
+import { getRegion, getStatisticalArea, inForce, type Membership, regionMembers, statisticalAreasMissing } from '../store/regions.ts';
 import type { Param } from './params.ts';
 
 export const SCOPE_PARAMS: Param[] = [
@@ -17,7 +20,7 @@ export const SCOPE_PARAMS: Param[] = [
 ];
 
 export interface Scope {
-  kind: 'jurisdiction' | 'state' | 'county' | 'geometry';
+  kind: 'region' | 'jurisdiction' | 'state' | 'county' | 'geometry';
   ids: string[];
   /** what was asked, for coverage notes */
   label: string;
@@ -25,21 +28,54 @@ export interface Scope {
 
 const SCOPE_NAMES = ['region', 'jurisdiction', 'state', 'county', 'geometry'];
 
+/**
+ * Who asks and when, for a region: only the caller's organization's saved regions are seen (none
+ * without one), and membership resolves at `asOf` (default now) in each member's timezone.
+ */
+export interface ScopeContext {
+  organizationId?: string | null;
+  asOf?: TimeSpec;
+  now?: Date;
+}
+
 /** The scope when one is given, or null (every jurisdiction) when none is: for the change feed. */
-export async function resolveOptionalScope(db: Queryable, p: Record<string, unknown>): Promise<Scope | null> {
-  if (SCOPE_NAMES.some((k) => p[k] !== undefined)) return resolveScope(db, p);
+export async function resolveOptionalScope(db: Queryable, p: Record<string, unknown>, ctx: ScopeContext = {}): Promise<Scope | null> {
+  if (SCOPE_NAMES.some((k) => p[k] !== undefined)) return resolveScope(db, p, ctx);
   if (p.buffer !== undefined) throw invalid('buffer', 'buffer applies to geometry');
   return null;
 }
 
-export async function resolveScope(db: Queryable, p: Record<string, any>): Promise<Scope> {
+/**
+ * A rgn_ saved region of the caller's organization or a sta_ statistical area, as the members
+ * in force at as_of. Another organization's region reads exactly as one that does not exist.
+ */
+async function regionScope(db: Queryable, ref: string, ctx: ScopeContext): Promise<Scope> {
+  const id = requireId(['region', 'statistical_area'], ref, 'region');
+  let name: string;
+  let members: Membership[];
+  if (id.startsWith('rgn_')) {
+    const row = ctx.organizationId ? await getRegion(db, ctx.organizationId, id) : null;
+    if (!row) throw invalid('region', `no saved region of this organization has the id ${id}`);
+    name = row.name;
+    members = (await regionMembers(db, [id])).get(id)!;
+  } else {
+    const missing = await statisticalAreasMissing(db);
+    if (missing) throw new ApiError('not_available', { field: 'region', detail: missing });
+    const area = await getStatisticalArea(db, id, (ctx.now ?? new Date()).toISOString());
+    if (!area) throw invalid('region', `no statistical area held has the id ${id}`);
+    name = area.name;
+    members = area.member;
+  }
+  const ids = [...new Set(members.filter((m) => inForce(m, ctx.asOf, ctx.now)).map((m) => m.jurisdiction_id))];
+  return { kind: 'region', ids, label: `region ${name} (${id})` };
+}
+
+export async function resolveScope(db: Queryable, p: Record<string, any>, ctx: ScopeContext = {}): Promise<Scope> {
   const given = SCOPE_NAMES.filter((k) => p[k] !== undefined);
   if (given.length === 0) throw invalid('jurisdiction', 'name one scope: jurisdiction, state, county, geometry or region');
   if (given.length > 1) throw invalid(given[1], `give one scope, not ${given.join(' and ')}`);
   if (p.buffer !== undefined && !p.geometry) throw invalid('buffer', 'buffer applies to geometry');
-  if (p.region) {
-    throw new ApiError('not_available', { field: 'region', detail: 'No saved regions or statistical areas are held yet; name jurisdictions, a state or a county.' });
-  }
+  if (p.region) return regionScope(db, String(p.region), ctx);
   if (p.jurisdiction) {
     const wanted = p.jurisdiction as string[];
     const { rows } = await db.query('SELECT id, slug, fips_key FROM jurisdiction WHERE id = ANY($1) OR slug = ANY($1) OR fips_key = ANY($1)', [wanted]);

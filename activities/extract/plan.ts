@@ -124,14 +124,18 @@ export interface PlannedExtract {
   creditEstimate: number;
 }
 
-/** Resolve scope and times, check fields and filter, and count the rows the extract would write. */
-export async function planExtract(db: Queryable, req: ExtractRequest, now = new Date()): Promise<PlannedExtract> {
+/**
+ * Resolve scope and times, check fields and filter, and count the rows the extract would write.
+ * A saved region is the organization's own (none without one) and resolves at the extract's as_of.
+ */
+export async function planExtract(db: Queryable, req: ExtractRequest, now = new Date(), organizationId: string | null = null): Promise<PlannedExtract> {
   const r = resourceOf(req.resource);
   if (!(FORMATS as readonly string[]).includes(req.format)) throw unknownValue('format', req.format, FORMATS);
   const scopeParams = { ...req.scope };
   if (typeof scopeParams.jurisdiction === 'string') scopeParams.jurisdiction = [scopeParams.jurisdiction];
   if (scopeParams.geometry && typeof scopeParams.geometry === 'object') scopeParams.geometry = JSON.stringify(scopeParams.geometry);
-  const scope = await resolveScope(db, scopeParams).catch((err: unknown) => {
+  const regionAsOf = req.as_of === undefined ? undefined : parseTimeText(req.as_of, 'as_of');
+  const scope = await resolveScope(db, scopeParams, { organizationId, asOf: regionAsOf, now }).catch((err: unknown) => {
     if (err instanceof ApiError && err.field) throw new ApiError(err.code, { field: `scope.${err.field}`, detail: err.detail });
     throw err;
   });

@@ -115,7 +115,7 @@ export const changeRoutes = defineRoutes([
     ],
     handler: async (req) => {
       const db = req.services.pool;
-      const scope = await resolveOptionalScope(db, req.params);
+      const scope = await resolveOptionalScope(db, req.params, { organizationId: req.actor?.organizationId });
       if (/text\/event-stream/.test(req.ctx.get('accept'))) {
         if (req.params.known_as_of) throw invalid('known_as_of', 'a stream follows what is detected now; use the JSON form to replay as of a time');
         return { raw: true, body: stream(req, scope?.ids ?? null), contentType: 'text/event-stream', headers: { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' } };

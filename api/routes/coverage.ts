@@ -79,7 +79,7 @@ export const coverageRoutes = defineRoutes([
     params: [...SCOPE_PARAMS, { name: 'layer', in: 'query', type: 'array', items: { type: 'string', enum: LAYERS } }],
     handler: async (req) => {
       const db = req.services.pool;
-      const scope = await resolveScope(db, req.params);
+      const scope = await resolveScope(db, req.params, { organizationId: req.actor?.organizationId });
       const layers: string[] = req.params.layer ?? LAYERS;
       const { rows: js } = await db.query('SELECT id, name, slug, level, fips_key FROM jurisdiction WHERE id = ANY($1) ORDER BY level, name', [scope.ids]);
       const { rows: cov } = await db.query('SELECT * FROM coverage WHERE jurisdiction_id = ANY($1)', [scope.ids]);

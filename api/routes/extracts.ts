@@ -91,7 +91,7 @@ const plans = new WeakMap<Req, Promise<PlannedExtract>>();
 function planFor(req: Req): Promise<PlannedExtract> {
   let p = plans.get(req);
   if (!p) {
-    p = planExtract(req.services.pool, req.body as ExtractRequest);
+    p = planExtract(req.services.pool, req.body as ExtractRequest, new Date(), req.actor?.organizationId);
     plans.set(req, p);
   }
   return p;

@@ -18,8 +18,9 @@ import { suggestionRoutes } from './suggestion.ts';
 import { zoningRoutes } from './zoning.ts';
 import { extractRoutes } from './extracts.ts';
 import { conformanceRoutes } from './conformance.ts';
+import { regionRoutes } from './region.ts';
 import { ogcRoutes } from '../../ogc/routes.ts';
 import { imageRoutes, tileRoutes } from '../../tiles/routes.ts';
 import { viewerRoutes } from '../../tiles/viewer.ts';
 
-export const allRoutes: Route[] = [...metaRoutes, ...accountRoutes, ...keyRoutes, ...billingRoutes, ...jurisdictionRoutes, ...placeRoutes, ...changeRoutes, ...evidenceRoutes, ...documentRoutes, ...districtRoutes, ...parcelRoutes, ...coverageRoutes, ...ruleRoutes, ...placeBatchRoutes, ...suggestionRoutes, ...zoningRoutes, ...extractRoutes, ...conformanceRoutes, ...ogcRoutes, ...tileRoutes, ...imageRoutes, ...viewerRoutes];
+export const allRoutes: Route[] = [...metaRoutes, ...accountRoutes, ...keyRoutes, ...billingRoutes, ...jurisdictionRoutes, ...placeRoutes, ...changeRoutes, ...evidenceRoutes, ...documentRoutes, ...districtRoutes, ...parcelRoutes, ...coverageRoutes, ...ruleRoutes, ...placeBatchRoutes, ...suggestionRoutes, ...zoningRoutes, ...extractRoutes, ...conformanceRoutes, ...regionRoutes, ...ogcRoutes, ...tileRoutes, ...imageRoutes, ...viewerRoutes];

@@ -174,8 +174,8 @@ describe('what the fuzzer found (npm run fuzz)', () => {
     expect(r.body.item.item[1].status).not.toBe('refused');
   });
 
-  test('an extract scoped by region is 501 not_available, as its document says', async () => {
-    const r = await call(server, 'POST', '/extract?dry_run=true', { key, body: { resource: 'parcel', format: 'jsonl', scope: { region: 'rgn_abc' } } });
+  test('an extract scoped by a statistical area, none held, is 501 not_available, as its document says', async () => {
+    const r = await call(server, 'POST', '/extract?dry_run=true', { key, body: { resource: 'parcel', format: 'jsonl', scope: { region: 'sta_00000000000000000000' } } });
     expect([r.status, r.body.detail.error.code, r.body.detail.error.field]).toEqual([501, 'not_available', 'scope.region']);
   });
 });

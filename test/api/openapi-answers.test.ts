@@ -41,7 +41,7 @@ describe('statuses the probe found undocumented are documented and answered as d
   test('501 not_available', async () => {
     const r = await documented('GET', '/jurisdiction?has_zoning=true');
     expect([r.status, code(r)]).toEqual([501, 'not_available']);
-    expect((await documented('GET', '/change_event?since=0&region=rgn_abc')).status).toBe(501);
+    expect((await documented('GET', '/change_event?since=0&region=sta_00000000000000000000')).status).toBe(501);
   });
 
   test('204 for a tile with no feature, 304 for a tile revalidated', async () => {
