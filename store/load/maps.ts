@@ -178,7 +178,12 @@ s AS (
     FROM t
     CROSS JOIN LATERAL (SELECT ST_UnaryUnion(ST_Collect(ST_CollectionExtract(ST_MakeValid(x.geom), 3))) AS g, count(*)::int AS n
                           FROM district_area x
-                         WHERE x.district_id = t.district_id AND x.source_id = $3 AND upper_inf(x.known) AND x.valid @> (t.day - 1)) b
+                         WHERE x.district_id = t.district_id AND x.source_id = $3
+                           AND ((upper_inf(x.known) AND x.valid @> (t.day - 1))
+                             -- a map replaced the day it took effect: before is what was known for that day until this load
+                             OR (x.known @> ($5::timestamptz - interval '1 microsecond') AND x.valid @> t.day
+                                 AND NOT EXISTS (SELECT 1 FROM district_area y WHERE y.district_id = t.district_id AND y.source_id = $3
+                                                    AND upper_inf(y.known) AND y.valid @> (t.day - 1))))) b
     CROSS JOIN LATERAL (SELECT ST_UnaryUnion(ST_Collect(ST_CollectionExtract(ST_MakeValid(x.geom), 3))) AS g, count(*)::int AS n
                           FROM district_area x
                          WHERE x.district_id = t.district_id AND x.source_id = $3 AND upper_inf(x.known) AND x.valid @> t.day) a),
@@ -205,7 +210,7 @@ async function mapEvents(ctx: LoadContext, kind: string, forms: CodeForms, delta
   }
   if (touched.size === 0) return { events: [], redrawn: 0 };
   const ids = [...touched.keys()];
-  const { rows } = await ctx.client.query(DISTRICT_DIFF_SQL, [ids, ids.map((id) => touched.get(id)!.effective), ctx.source.id, MAP_CHANGE_MIN_WIDTH_M]);
+  const { rows } = await ctx.client.query(DISTRICT_DIFF_SQL, [ids, ids.map((id) => touched.get(id)!.effective), ctx.source.id, MAP_CHANGE_MIN_WIDTH_M, ctx.now]);
   const layer = kind === 'base' ? 'district_map' : 'overlay';
   const events: ChangeEventDraft[] = [];
   for (const r of rows.sort((a, b) => a.district_id.localeCompare(b.district_id))) {

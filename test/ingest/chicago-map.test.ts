@@ -22,13 +22,13 @@ type Side = { area_m2: number; polygons: number };
 let events: Array<{ code: string; previous: Side; current: Side; effective_date: string }>;
 
 // the 2024-10-21 map (with Chapter 17-2) as every Chicago test loads it, then the 2025-04-17 map
-// published in its place
+// published in its place, the same day
 beforeAll(async () => {
   const database = await ingestedDatabase('chicago', ['chicago-il']);
   placed = await placedSource('chicago-il', 'zoning-map', await readFile(file('2025-04-17')));
   h = await pipelineHarness('chicago_map', { manifestDir: placed.manifestDir, database });
-  // published a day after the first map was loaded (a map replaced the same day is a correction of it)
-  loadedAt = new Date(Date.now() + 24 * 3600 * 1000);
+  // published the same day as the first map took effect: the change is measured against the map known for that day
+  loadedAt = new Date();
   [second] = await h.ingest(['chicago-il'], { now: loadedAt });
   const { rows } = await h.pool.query(
     `SELECT subject->>'code' AS code, previous, current, effective_date::text FROM change_event WHERE kind = 'map_change' AND layer = 'district_map' ORDER BY seq`,
