@@ -164,7 +164,7 @@ export function jurisdictionBlock(j: JurisdictionRef | null) {
   return { id: j.id, name: j.name, fips_key: j.fips_key, slug: j.slug, href: j.href, legal_name: j.legal_name };
 }
 
-export function coverageBlock(c: PlaceContext, layers: string[]) {
+export function coverageBlock(c: Pick<PlaceContext, 'jurisdiction' | 'frame'>, layers: string[]) {
   const j = c.jurisdiction;
   if (!j || !c.frame) return null;
   const rows = c.frame.coverage;

@@ -1,12 +1,9 @@
 // What is held (spec 1.2.4, 4.3): per jurisdiction and layer, from which sources, how fresh, and
-// what is not held; and the codes in force in a jurisdiction.
-import { resolveTimes } from '../../core/time.ts';
+// what is not held.
 import type { Queryable } from '../../store/db.ts';
 import { MANIFEST_SOURCE } from '../../store/sources.ts';
 import { defineRoutes } from '../route.ts';
 import { SCOPE_PARAMS, resolveScope } from '../scope.ts';
-import { timeParams } from '../collection/index.ts';
-import { jurisdictionByRef } from './jurisdiction.ts';
 
 export const LAYERS = ['authority', 'district_list', 'zoning_text', 'district_map', 'overlay', 'ordinance', 'parcel', 'assessor', 'recorder', 'permit', 'case', 'future_land_use', 'special_district', 'context_layer'];
 
@@ -18,7 +15,7 @@ const AUTHORITY_SUBJECTS = ['zoning', 'subdivision', 'building_code', 'fire_code
  * full when every subject has its authority, partial when some do; each source with the
  * document version its authorities cite and the subjects it states.
  */
-async function authorityLayers(db: Queryable, ids: string[]) {
+export async function authorityLayers(db: Queryable, ids: string[]) {
   const { rows } = await db.query(
     `SELECT a.jurisdiction_id, a.subject, a.source_id, s.key AS source_key, s.kind AS source_kind, doc.doc_type, doc.authorship,
             v.document_id AS document, v.id AS version, v.retrieved_at
@@ -102,53 +99,6 @@ export const coverageRoutes = defineRoutes([
         }),
       }));
       return { item, page: { size: item.length, next_cursor: null } };
-    },
-  },
-  {
-    id: 'listCodes',
-    method: 'GET',
-    path: '/jurisdiction/{jurisdiction}/code',
-    summary: 'Codes in force: zoning and others, and which building and fire code editions apply',
-    tag: 'One town',
-    credential: 'key',
-    scope: 'law:read',
-    form: 'plain',
-    collection: true,
-    price: { credits: 1, per: 'call', note: 'One credit.' },
-    params: [
-      { name: 'jurisdiction', in: 'path', type: 'string', required: true },
-      { name: 'kind', in: 'query', type: 'array', items: { type: 'string', enum: ['zoning', 'subdivision', 'stormwater', 'floodplain', 'building', 'fire'] } },
-      ...timeParams(),
-    ],
-    handler: async (req) => {
-      const db = req.services.pool;
-      const j = await jurisdictionByRef(db, req.params.jurisdiction, 'jurisdiction');
-      const times = resolveTimes(req.params, j.timezone);
-      const known = times.knownAsOf.kind === 'instant' ? times.knownAsOf.instant : times.knownAsOf.end;
-      const asOf = times.asOf.kind === 'instant' ? times.asOf.date : times.asOf.to;
-      const kinds: string[] = req.params.kind ?? ['zoning', 'subdivision', 'stormwater', 'floodplain', 'building', 'fire'];
-      const { rows: docs } = await db.query(
-        `SELECT d.id, d.title, d.url_canonical, v.id AS version, v.number, v.retrieved_at
-           FROM document d JOIN source s ON s.id = d.source_id AND s.kind = 'code_text'
-           JOIN LATERAL (SELECT * FROM document_version WHERE document_id = d.id AND retrieved_at <= $2::timestamptz AND loaded_at IS NOT NULL ORDER BY number DESC LIMIT 1) v ON true
-          WHERE d.jurisdiction_id = $1`,
-        [j.id, known],
-      );
-      const { rows: auth } = await db.query(
-        `SELECT a.subject, a.relationship, a.legal_name, a.citation_id, g.level, g.name AS governing, g.id AS governing_id
-           FROM authority a JOIN jurisdiction g ON g.id = a.governing_jurisdiction_id
-          WHERE a.jurisdiction_id = $1 AND a.subject IN ('building_code', 'fire_code') AND a.valid @> $2::date AND a.known @> $3::timestamptz`,
-        [j.id, asOf, known],
-      );
-      const item = [
-        ...(kinds.includes('zoning') ? docs.map((d) => ({ kind: 'zoning', title: d.title, document: d.id, version: d.version, version_number: d.number, url: d.url_canonical, retrieved_at: d.retrieved_at, adoption: { level: 'local', jurisdiction: j.id } })) : []),
-        ...auth
-          .filter((a) => kinds.includes(a.subject === 'building_code' ? 'building' : 'fire'))
-          .map((a) => ({ kind: a.subject === 'building_code' ? 'building' : 'fire', title: a.relationship ?? a.legal_name, edition: { status: 'withheld', reason: 'the edition in force is not stated by a held source' }, adoption: { level: a.level === 'state' ? 'state' : a.level === 'county' ? 'county' : 'local', jurisdiction: a.governing_id, name: a.governing }, citation: a.citation_id })),
-      ];
-      const held = new Set(item.map((i) => i.kind));
-      const layer = kinds.filter((k) => !held.has(k)).map((k) => ({ layer: k, held: false, reason: `no ${k} code is held for ${j.name}` }));
-      return { item, page: { size: item.length, next_cursor: null }, extra: { layer } };
     },
   },
 ]);
