@@ -20,6 +20,7 @@ import { FIELD_PARAM } from '../fields.ts';
 import type { Param } from '../params.ts';
 import { type Req, defineRoutes } from '../route.ts';
 import { JURISDICTION } from '../schemas.ts';
+import { BODY_SCHEMA, codeBodies } from '../code-bodies.ts';
 import type { Queryable } from '../../store/db.ts';
 
 const FIPS_LENGTH: Record<string, number> = { state: 2, county: 5, cousub: 10, place: 7 };
@@ -203,7 +204,7 @@ export const jurisdictionRoutes = defineRoutes([
     price: { credits: 1, per: 'call', note: 'One credit per call.' },
     dryRun: true,
     fields: { fixed: ['id'] },
-    response: JURISDICTION,
+    response: { ...JURISDICTION, properties: { ...(JURISDICTION.properties as object), body: BODY_SCHEMA } },
     params: [
       { name: 'id', in: 'path', type: 'string', required: true, description: 'A jur_ id, a slug or a fips_key (us:<level>:<code>).' },
       { name: 'include', in: 'query', type: 'array', items: { type: 'string', enum: ['agency', 'body', 'containment'] }, description: 'Embedded sections.' },
@@ -225,8 +226,9 @@ export const jurisdictionRoutes = defineRoutes([
         if ((item.agency as unknown[]).length === 0) notHeld('agency', 'No agency is held for this jurisdiction: no current authority names one.');
       }
       if (include.includes('body')) {
-        item.body = [];
-        notHeld('body', 'Governing bodies (councils, boards, commissions) are not held for any jurisdiction yet.');
+        const read = await codeBodies(db, row);
+        item.body = read.body;
+        if (read.reason) notHeld('body', `No board, commission or council is read for this jurisdiction: ${read.reason}.`);
       }
       return { item, extra: notice.length ? { notice } : undefined };
     },
