@@ -129,9 +129,9 @@ async function districtsAt(db: Queryable, ids: string[], t: Times) {
 async function noMapReason(db: Queryable, town: Town, t: Times) {
   const held = await zoningMapsHeld(db, town.j.id, t);
   if (held.count === 0) return () => `No zoning map of ${town.j.name} is held as known at ${t.knownAsOf}.`;
-  if (held.inForce.length === 0) return () => `The zoning maps held for ${town.j.name} take effect from ${held.earliest}; none is in force on ${t.asOf}.`;
+  if (held.inForce.length === 0) return () => `No zoning map held for ${town.j.name} is in force before ${held.earliest}.`;
   const maps = held.inForce.map((m) => `${m.id}, ${m.layer}`).join('; ');
-  return (code: string) => `None of the zoning maps of ${town.j.name} in force on ${t.asOf} (${maps}) draws ${code}.`;
+  return (code: string) => `None of the zoning maps of ${town.j.name} in force (${maps}) draws ${code}.`;
 }
 
 /** Each district's map versions, definition and includes on the date. */

@@ -116,9 +116,9 @@ function whyNone(d: District, name: string, own: Row | undefined, ownNamed: bool
   const code = d.code_normalized;
   if (!textHeld) return `No zoning text of ${name} is held as known at ${t.knownAsOf}, and a definition is read only from a code's text; ${code} is known from the ${d.source.replace(/_/g, ' ')}.`;
   const defs =
-    definitionsHeld > 1 ? `none of the ${definitionsHeld} definitions sections in force on ${t.asOf} defines ${code}` : definitionsHeld ? `its definitions section in force on ${t.asOf} does not define ${code}` : `the text in force on ${t.asOf} has no section headed Definitions`;
+    definitionsHeld > 1 ? `none of the ${definitionsHeld} definitions sections in force defines ${code}` : definitionsHeld ? `its definitions section in force does not define ${code}` : `the text in force has no section headed Definitions`;
   if (!d.section_ref) return `The zoning text held for ${name} gives ${code} no section of its own, and ${defs}.`;
-  if (!own) return `Section ${d.section_ref}, given for ${code}, is not in force on ${t.asOf} in the zoning text held for ${name}, and ${defs}.`;
+  if (!own) return `Section ${d.section_ref}, given for ${code}, is not in force in the zoning text held for ${name}, and ${defs}.`;
   const heading = own.heading ?? '';
   const what = ownNamed ? 'holds no text of its own and no purpose, intent or description subsection' : PURPOSE.test(heading) ? `has no line or subsection naming ${code}` : `is headed neither for ${code} nor for a purpose`;
   return `Section ${own.ref}${heading ? ` (${heading})` : ''}, given for ${code} in the zoning text held for ${name}, ${what}, and ${defs}.`;

@@ -58,11 +58,10 @@ describe('Somerville: the zoning text held, no map', () => {
   test('NP, given only a row of the districts table (2.2.1), is withheld with why; no map is held, and that is said', async () => {
     const r = await somerville.get('/jurisdiction/somerville-ma/district/NP?include=definition');
     expect(r.status).toBe(200);
-    const today = r.body.as_of.resolved.from;
     expect(r.body.item.definition).toEqual({
       status: 'withheld',
       passage: [],
-      reason: `Section 2.2.1 (Zoning Districts), given for NP in the zoning text held for Somerville, is headed neither for NP nor for a purpose, and none of the 3 definitions sections in force on ${today} defines NP.`,
+      reason: `Section 2.2.1 (Zoning Districts), given for NP in the zoning text held for Somerville, is headed neither for NP nor for a purpose, and none of the 3 definitions sections in force defines NP.`,
     });
     expect(r.body.item.map).toEqual({ status: 'withheld', drawn_by: [], reason: `No zoning map of Somerville is held as known at ${r.body.as_of.known_as_of}.` });
     expect(r.body.coverage.layer).toMatchObject({ zoning_text: { held: true, tier: 'full' }, district_map: { held: false, tier: 'none' }, overlay: { held: false } });
@@ -108,8 +107,7 @@ describe('Cambridge: a district list and maps, no zoning text; a state building 
     expect(aod.body.item.map.drawn_by.map((m: { id: string; layer: string }) => [m.id, m.layer])).toEqual([[overlay.id, 'overlay']]);
     // A-1 is in the district list; no polygon of either map carries it
     const a1 = await cambridge.get('/jurisdiction/cambridge-ma/district/A-1');
-    const today = a1.body.as_of.resolved.from;
-    expect(a1.body.item.map).toEqual({ status: 'withheld', drawn_by: [], reason: `None of the zoning maps of Cambridge in force on ${today} (${base.id}, district; ${overlay.id}, overlay) draws A-1.` });
+    expect(a1.body.item.map).toEqual({ status: 'withheld', drawn_by: [], reason: `None of the zoning maps of Cambridge in force (${base.id}, district; ${overlay.id}, overlay) draws A-1.` });
   });
 
   test('without a zoning text, the definition is withheld, naming where the district is known from', async () => {
@@ -165,5 +163,50 @@ describe('Cambridge: a district list and maps, no zoning text; a state building 
     const early = await cambridge.get('/jurisdiction/cambridge-ma/code?kind=building&as_of=2000-01-01');
     expect(early.body.item).toEqual([]);
     expect(early.body.layer[0].reason).toMatch(/^The building code authority held for Cambridge is in force \d{4}-\d{2}-\d{2} to now; not on 2000-01-01\.$/);
+  });
+});
+
+describe('a permit process as the code text states it', () => {
+  const lines = (f: { passage: Array<{ section_ref: string; text: string }> }) => f.passage.map((p) => `${p.section_ref}: ${p.text}`);
+
+  test('Somerville special permit: the decision-making authority, the hearing and notice steps and the appeals, quoted from 15.2.1, with where to read on', async () => {
+    const r = await somerville.get('/process/special_permit?jurisdiction=somerville-ma');
+    expect(r.status).toBe(200);
+    const p = r.body.item;
+    expect(p).toMatchObject({ type: 'special_permit', name: 'Special Permit', basis: 'heading', jurisdiction: { slug: 'somerville-ma' } });
+    expect(p.section.map((s: { ref: string }) => s.ref)).toEqual(['15.2.1']);
+    expect(p.section[0].citation).toMatchObject({ section_ref: '15.2.1' });
+    // the code says the deciding board depends on the district: no body is named, and none is invented
+    expect(p.decides).toMatchObject({ status: 'stated', body: [] });
+    expect(lines(p.decides)).toEqual(['15.2.1: The review board serving as the decision making authority for a Special Permit is determined by zoning district.']);
+    expect(lines(p.hearing)).toEqual(['15.2.1: Step 4: Public Hearing']);
+    expect(lines(p.notice)).toEqual(['15.2.1: Step 3: Public Notice']);
+    expect(lines(p.appeal)).toContain('15.2.1: An aggrieved party may appeal the decision of the Zoning Board of Appeals or Planning Board in accordance with § 15.5.3 Judicial Appeal.');
+    expect(p.see).toEqual(expect.arrayContaining([
+      { ref: '15.1.7', heading: 'Public Notice' },
+      { ref: '15.1.8', heading: 'Public Hearing' },
+      { ref: '15.5.2', heading: 'Administrative Appeal' },
+      { ref: '15.5.3', heading: 'Judicial Appeal' },
+    ]));
+    expect(p.related).toEqual([{ ref: '15.2.2', heading: 'Master Plan Special Permit' }]);
+    // every passage is a sentence of the section's text as held
+    const body = (await somerville.sql(`SELECT body FROM section WHERE ref = '15.2.1' AND upper_inf(known) AND upper_inf(valid)`))[0].body as string;
+    for (const f of [p.decides, p.hearing, p.notice, p.appeal]) for (const x of f.passage) expect(body).toContain(x.text);
+  });
+
+  test('Somerville variance: the Hardship Variance section, decided by the Zoning Board of Appeals (whose name is no appeal)', async () => {
+    const r = await somerville.get('/process/variance?jurisdiction=somerville-ma');
+    expect(r.body.item).toMatchObject({ name: 'Hardship Variance', basis: 'heading', decides: { status: 'stated', body: ['Zoning Board of Appeals'] } });
+    expect(lines(r.body.item.decides)).toContain('15.2.3: The Zoning Board of Appeals is the review board for all Hardship Variances.');
+    expect(lines(r.body.item.appeal)).not.toContain('15.2.3: The Zoning Board of Appeals is the review board for all Hardship Variances.');
+  });
+
+  test('a process the code names nowhere is 404; a town without a code text held is 501 with why', async () => {
+    const none = await somerville.get('/process/liquor_license?jurisdiction=somerville-ma');
+    expect(none.status).toBe(404);
+    expect(none.body.detail.error).toMatchObject({ code: 'no_such_resource', field: 'type' });
+    const cambridgeProcess = await cambridge.get('/process/special_permit?jurisdiction=cambridge-ma');
+    expect(cambridgeProcess.status).toBe(501);
+    expect(cambridgeProcess.body.detail.error).toMatchObject({ code: 'not_available', field: 'jurisdiction', detail: 'No code text of Cambridge is held: no code_text source of it is named.' });
   });
 });

@@ -64,7 +64,13 @@ describe('a district: the map versions drawing it, as in force and as known', ()
     try {
       const r = await get('/jurisdiction/millbrook-ma/district/I-1?as_of=2026-06-01');
       expect(r.status).toBe(200);
-      expect(r.body.item.map).toEqual({ status: 'withheld', drawn_by: [], reason: `None of the zoning maps of Millbrook in force on 2026-06-01 (${map.v2}, district) draws I-1.` });
+      expect(r.body.item.map).toEqual({ status: 'withheld', drawn_by: [], reason: `None of the zoning maps of Millbrook in force (${map.v2}, district) draws I-1.` });
+      // over an interval the reason changes only with the maps in force, so the segments split only there
+      const over = await get(`/jurisdiction/millbrook-ma/district/I-1?as_of=${interval('2026-03-05', '2026-12-31')}`);
+      expect(over.body.item.segment.map((s: Segment) => [s.from, s.to, s.district!.map.reason])).toEqual([
+        ['2026-03-05', '2026-05-14', `None of the zoning maps of Millbrook in force (${map.v1}, district) draws I-1.`],
+        ['2026-05-15', '2026-12-31', `None of the zoning maps of Millbrook in force (${map.v2}, district) draws I-1.`],
+      ]);
     } finally {
       await h.pool.query(`UPDATE district_area SET district_id = (SELECT id FROM district WHERE code_normalized = 'I-1' LIMIT 1) WHERE code_raw = 'I-1'`);
     }
@@ -182,7 +188,7 @@ describe('include=definition', () => {
       expect(r2.body.item.definition).toEqual({
         status: 'withheld',
         passage: [],
-        reason: 'Section 3.1 (Districts), given for R-2 in the zoning text held for Millbrook, is headed neither for R-2 nor for a purpose, and its definitions section in force on 2026-06-01 does not define R-2.',
+        reason: 'Section 3.1 (Districts), given for R-2 in the zoning text held for Millbrook, is headed neither for R-2 nor for a purpose, and its definitions section in force does not define R-2.',
       });
     } finally {
       await h.pool.query(`UPDATE district SET section_ref = '3.3.2' WHERE ${text}`);
@@ -277,5 +283,45 @@ describe('the codes of the town', () => {
     expect(nowhere.body.detail.error).toMatchObject({ code: 'parameter_invalid', field: 'jurisdiction' });
     const kind = await get('/code/plumbing?jurisdiction=millbrook-ma');
     expect(kind.body.detail.error).toMatchObject({ code: 'vocabulary_value_unknown', field: 'kind' });
+  });
+});
+
+describe('a permit process as the code states it', () => {
+  test('special permit: the section headed for it names the Planning Board; no hearing, notice or appeal is stated there, and that is said', async () => {
+    const r = await get('/process/special_permit?jurisdiction=millbrook-ma&as_of=2026-06-01');
+    expect(r.status).toBe(200);
+    const p = r.body.item;
+    expect(p).toMatchObject({ type: 'special_permit', name: 'Special Permit Granting Authority', basis: 'heading', section: [{ ref: '7.1', citation: { section_ref: '7.1' } }] });
+    expect(p.decides).toMatchObject({ status: 'stated', body: ['Planning Board'], passage: [{ text: 'The Planning Board is the special permit granting authority for uses marked SP in Table 4.1.', section_ref: '7.1' }] });
+    for (const f of ['hearing', 'notice', 'appeal']) {
+      expect(p[f]).toEqual({ status: 'withheld', passage: [], reason: `Section 7.1 (Special Permit Granting Authority) and the sections under it, in the code text held for Millbrook, state no ${f}.` });
+    }
+    expect(r.body.coverage.layer.zoning_text).toMatchObject({ held: true });
+  });
+
+  test('variance: no heading names it, so the sentences naming it are read: the Zoning Board of Appeals hears them', async () => {
+    const r = await get('/process/Variance?jurisdiction=millbrook-ma');
+    expect(r.status).toBe(200);
+    expect(r.body.item).toMatchObject({ name: 'variance', basis: 'mention', section: [{ ref: '7.2' }], decides: { status: 'stated', body: ['Zoning Board of Appeals'] }, appeal: { status: 'stated' } });
+    expect(r.body.item.hearing.reason).toMatch(/^The sentences naming variance \(sections 7\.2\)/);
+  });
+
+  test('time: before the code text was in force it is 501 with why; over an interval, a segment before and one after', async () => {
+    const early = await get('/process/special_permit?jurisdiction=millbrook-ma&as_of=2026-01-01');
+    expect(early.status).toBe(501);
+    expect(early.body.detail.error.detail).toMatch(/is in force from 2026-03-05; not on 2026-01-01\.$/);
+    const over = await get(`/process/special_permit?jurisdiction=millbrook-ma&as_of=${interval('2026-01-01', '2026-12-31')}`);
+    expect(over.status).toBe(200);
+    expect(over.body.item.segment.map((s: { from: string; to: string; process: { name: string } | null }) => [s.from, s.to, s.process?.name ?? null])).toEqual([
+      ['2026-01-01', '2026-03-04', null],
+      ['2026-03-05', '2026-12-31', 'Special Permit Granting Authority'],
+    ]);
+  });
+
+  test('a name that is not one is 422; jurisdiction is required', async () => {
+    const bad = await get('/process/%3F%3F?jurisdiction=millbrook-ma');
+    expect(bad.body.detail.error).toMatchObject({ code: 'parameter_invalid', field: 'type' });
+    const none = await get('/process/special_permit');
+    expect(none.body.detail.error).toMatchObject({ code: 'parameter_invalid', field: 'jurisdiction' });
   });
 });
