@@ -19,7 +19,7 @@ export const SCOPE_DESCRIPTIONS: Record<Scope, string> = {
   'records:read': 'Read property records, transactions, permits and cases',
   'maps:read': 'Map layers, vector tiles, map images and OGC API Features',
   'extract:write': 'Start and download extracts',
-  'alert:write': 'Create and change alerts, monitors, lists and webhooks',
+  'alert:write': 'Create and change alerts, monitors, lists, webhooks and saved regions',
   'account:read': 'Read keys, usage and credit (any credential may read itself at /me/actor)',
   'account:write': 'Revoke keys',
 };
