@@ -3,12 +3,11 @@
 // headings say purpose, intent, description or character) and the entries of the definitions
 // sections (a section headed Definitions and those under it) whose term is the district's name
 // or code. Each passage is cited; when the text holds none, the definition is withheld with why.
+import { DEFINITIONS_HEADING } from '../place/held.ts';
 import type { Queryable } from '../../store/db.ts';
 import { type CitationView, citationsByIds } from '../../store/evidence.ts';
 import type { Times } from '../../store/place/resolve.ts';
 
-/** A heading naming the code's definitions (Definitions, Use Definitions & Standards). */
-const DEFINITIONS = '\\mdefinitions?\\M';
 /** A heading of a passage saying what a district is for. */
 const PURPOSE = /\b(purposes?|intent|intended|description|character|definitions?|objectives?)\b/i;
 
@@ -71,7 +70,7 @@ export async function districtDefinitions(db: Queryable, jurisdiction: { id: str
        FROM s LEFT JOIN d USING (ref, document_id)
       WHERE s.ref = ANY($5::text[]) OR s.parent_ref = ANY($5::text[]) OR d.ref IS NOT NULL
       GROUP BY s.document_id, s.ref, s.heading, s.parent_ref, s.body, s.citation_id ORDER BY min(s.ordinal)`,
-    [jurisdiction.id, t.asOf, t.knownAsOf, DEFINITIONS, refs],
+    [jurisdiction.id, t.asOf, t.knownAsOf, DEFINITIONS_HEADING, refs],
   );
   const sections = rows as Row[];
   const definitionsHeld = sections.filter((r) => r.top).length;
