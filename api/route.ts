@@ -43,7 +43,8 @@ export interface Estimate {
   item?: unknown;
 }
 
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema } from '../core/query/param.ts';
+import type { JsonSchema } from '../core/query/param.ts';
 
 export interface Route {
   id: string;

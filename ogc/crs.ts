@@ -2,7 +2,7 @@
 // `filter-crs` accept, and the SQL that writes or reads geometries in each. Storage is EPSG:4326
 // in PostGIS's x=lon, y=lat order, which is CRS84's axis order.
 import { invalid, unknownValue } from '../core/errors.ts';
-import { parseBbox } from '../api/routes/parcels.ts';
+import { parseBbox } from '../core/query/bbox.ts';
 
 export interface Crs {
   uri: string;

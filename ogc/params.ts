@@ -2,7 +2,7 @@
 // OpenAPI 3.0 description is written from the same list. `datetime` maps to Landlex's valid time.
 import { invalid } from '../core/errors.ts';
 import { parseDateTime, parseTimeText } from '../core/time.ts';
-import type { Param } from '../api/params.ts';
+import type { Param } from '../core/query/param.ts';
 import { CRS_URIS } from './crs.ts';
 import { MAX_FILTER_LENGTH } from './cql2-lex.ts';
 

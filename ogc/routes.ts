@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../core/errors.ts';
 import { resolveKnownAsOf, type TimeSpec } from '../core/time.ts';
-import { checkCursor, openCursor, signCursor } from '../api/collection/cursor.ts';
+import { checkCursor, openCursor, signCursor } from '../core/query/cursor.ts';
 import { type Param, parseParams } from '../api/params.ts';
 import { type Answer, defineRoutes, type Req, type Route } from '../api/route.ts';
 import { COLLECTIONS, type Collection, collectionById, queryablesOf, queryablesSchema } from './collections.ts';

@@ -1,5 +1,5 @@
 // Jurisdictions: the collection definition, the item shape (spec 2.6) and lookups.
-import type { ResourceDef, SqlContext } from '../api/collection/index.ts';
+import type { ResourceDef, SqlContext } from '../core/query/index.ts';
 import type { Queryable } from './db.ts';
 
 export const JURISDICTION_TYPES = ['state', 'county', 'city', 'town', 'township', 'village', 'borough'] as const;

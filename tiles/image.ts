@@ -6,7 +6,7 @@ import { renderAsync } from '@resvg/resvg-js';
 import { invalid, notFound } from '../core/errors.ts';
 import { requireId } from '../core/ids.ts';
 import type { Queryable } from '../store/db.ts';
-import { parseBbox } from '../api/routes/parcels.ts';
+import { parseBbox } from '../core/query/bbox.ts';
 import { mapVersionInForce, mapVersionsKnownAt, type TileLayer } from './layers.ts';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

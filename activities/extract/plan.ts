@@ -1,8 +1,8 @@
 // From an extract request to a plan: the resource, the jurisdictions in scope, the times pinned
 // (defaults fixed when the extract is created, so a retry writes the same rows), the columns and
 // the filter. The same plan prices the extract (row_estimate) and drives the activity.
-import { parseFilter } from '../../api/collection/filter.ts';
-import { resolveScope } from '../../api/scope.ts';
+import { parseFilter } from '../../core/query/filter.ts';
+import { resolveScope } from '../../core/query/scope.ts';
 import { ApiError, invalid, unknownValue } from '../../core/errors.ts';
 import { parseTimeText, resolveAsOf, resolveKnownAsOf } from '../../core/time.ts';
 import type { Queryable } from '../../store/db.ts';

@@ -1,6 +1,6 @@
 // What each extractable resource reads: its FROM clause, how time selects its rows, and its
 // columns (SQL over the FROM, and a type that decides how JSONL and Parquet carry it). Pure data.
-import type { FieldDef, FieldType, ResourceDef } from '../../api/collection/resource.ts';
+import type { FieldDef, FieldType, ResourceDef } from '../../core/query/resource.ts';
 
 export type ColumnType = 'text' | 'integer' | 'number' | 'boolean' | 'date' | 'timestamp' | 'json' | 'text[]' | 'geometry';
 

@@ -1,8 +1,8 @@
 // The statements of an extract, built from its plan with every value bound: a count (the
 // estimate), the row query (one text value per column, as COPY writes CSV and DuckDB reads it
 // back typed) and, for Parquet, the envelope and types of the geometry column.
-import { compileFilter, modeClause, parseFilter } from '../../api/collection/filter.ts';
-import { SqlBuilder } from '../../api/collection/resource.ts';
+import { compileFilter, modeClause, parseFilter } from '../../core/query/filter.ts';
+import { SqlBuilder } from '../../core/query/resource.ts';
 import type { ExtractFormat, ExtractPlan } from './plan.ts';
 import { type Column, type ExtractResource, RESOURCES, filterDef } from './resources.ts';
 

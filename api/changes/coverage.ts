@@ -1,7 +1,7 @@
 // The coverage block of the change feed (spec 1.2.4): which jurisdictions and layers the feed
 // reads, whether the sources whose loads write each layer's events are held, and how fresh they are.
 import type { Queryable } from '../../store/db.ts';
-import type { Scope } from '../scope.ts';
+import type { Scope } from '../../core/query/scope.ts';
 
 /**
  * The coverage layers whose loads write each feed layer's events (store/load: district-list,

@@ -1,8 +1,8 @@
 // The change feed's JSON pages: events after a seq watermark, in seq order, as known at an
 // instant. Read in order along the seq index, so a page stops at its size (change-feed-plan.test.ts).
 import type { Queryable } from '../../store/db.ts';
-import { type CollectionParams, type ResourceDef, runCollection } from '../collection/index.ts';
-import type { Scope } from '../scope.ts';
+import { type CollectionParams, type ResourceDef, runCollection } from '../../core/query/index.ts';
+import type { Scope } from '../../core/query/scope.ts';
 
 export const LAYERS = ['authority', 'district', 'district_map', 'overlay'] as const;
 export const KINDS = ['adoption', 'amendment', 'repeal', 'map_change'] as const;

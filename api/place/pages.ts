@@ -1,10 +1,10 @@
 // Pages of a list worked out whole and served in pieces (the classifications at a place, a
-// government's legend), with the signed cursors of the collections (api/collection/cursor.ts).
+// government's legend), with the signed cursors of the collections (core/query/cursor.ts).
 // A cursor pins the walk's valid date and knowledge instant, so every page reads the same list,
 // and names the last row served; the next page starts after it.
 import { createHash } from 'node:crypto';
 import { invalid } from '../../core/errors.ts';
-import { checkCursor, openCursor, signCursor } from '../collection/cursor.ts';
+import { checkCursor, openCursor, signCursor } from '../../core/query/cursor.ts';
 
 export interface ListWalk {
   /** the resource the cursor belongs to */

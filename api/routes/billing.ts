@@ -1,6 +1,6 @@
 // Entitlement, credit and usage (spec 4.1, 4.13). Pending usage of this process is written first,
 // so the numbers include the calls just made. Free, and only ever about the caller's organization.
-import { checkCursor, openCursor, signCursor } from '../collection/cursor.ts';
+import { checkCursor, openCursor, signCursor } from '../../core/query/cursor.ts';
 import { accountOf, ledgerPage, usageSummary } from '../../store/usage.ts';
 import { PLANS } from '../plans.ts';
 import { defineRoutes, type Answer, type JsonSchema, type Req } from '../route.ts';

@@ -8,12 +8,12 @@ import { requireId } from '../../core/ids.ts';
 import { resolveKnownAsOf } from '../../core/time.ts';
 import { settledKnowledge } from '../../store/changes.ts';
 import type { Queryable } from '../../store/db.ts';
-import { collectionParams, timeParams } from '../collection/index.ts';
+import { collectionParams, timeParams } from '../../core/query/index.ts';
 import { type Req, defineRoutes } from '../route.ts';
 import { feedCoverage } from '../changes/coverage.ts';
 import { COLUMNS, changeEvents, eventItem, type FeedParams, feedPage, KINDS, LAYERS } from '../changes/feed.ts';
 import { CHANGE_EVENT } from '../schemas.ts';
-import { SCOPE_PARAMS, resolveOptionalScope } from '../scope.ts';
+import { SCOPE_PARAMS, resolveOptionalScope } from '../../core/query/scope.ts';
 
 /** Events after a seq in the scope (every jurisdiction when ids is null) and filters, oldest first. */
 async function eventsAfter(db: Queryable, after: number, ids: string[] | null, p: Record<string, any>, limit: number) {

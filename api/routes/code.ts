@@ -9,7 +9,7 @@ import { type CodeAuthority, type CodeTextsHeld, codeAuthorities, codeTextsHeld,
 import { citationsByIds } from '../../store/evidence.ts';
 import type { Times } from '../../store/place/resolve.ts';
 import { MANIFEST_SOURCE } from '../../store/sources.ts';
-import { timeParams } from '../collection/index.ts';
+import { timeParams } from '../../core/query/index.ts';
 import { defineRoutes } from '../route.ts';
 import { type Town, townContext, townExtra } from '../town/context.ts';
 import { runsOf, startsOver } from '../town/timeline.ts';

@@ -2,7 +2,7 @@
 // here, rule by rule, with citations.
 import { ApiError, invalid } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { timeParams } from '../collection/index.ts';
+import { timeParams } from '../../core/query/index.ts';
 import { LOCATION_PARAMS, parsePoint } from '../location/params.ts';
 import { knownUses } from '../place/common.ts';
 import { assess, type Proposal } from '../place/conformance.ts';

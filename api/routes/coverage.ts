@@ -3,7 +3,7 @@
 import type { Queryable } from '../../store/db.ts';
 import { MANIFEST_SOURCE } from '../../store/sources.ts';
 import { defineRoutes } from '../route.ts';
-import { SCOPE_PARAMS, resolveScope } from '../scope.ts';
+import { SCOPE_PARAMS, resolveScope } from '../../core/query/scope.ts';
 
 export const LAYERS = ['authority', 'district_list', 'zoning_text', 'district_map', 'overlay', 'ordinance', 'parcel', 'assessor', 'recorder', 'permit', 'case', 'future_land_use', 'special_district', 'context_layer'];
 

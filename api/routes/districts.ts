@@ -10,7 +10,7 @@ import { heldFor } from '../../store/district-standing.ts';
 import { citationsByIds } from '../../store/evidence.ts';
 import { controlsFor, permissionsFor } from '../../store/place/law.ts';
 import type { Times } from '../../store/place/resolve.ts';
-import { collectionParams, type ResourceDef, runCollection, type SqlContext, timeParams } from '../collection/index.ts';
+import { collectionParams, type ResourceDef, runCollection, type SqlContext, timeParams } from '../../core/query/index.ts';
 import { FIELD_PARAM } from '../fields.ts';
 import { knownUses } from '../place/common.ts';
 import { precedenceView } from '../place/standing.ts';

@@ -1,7 +1,7 @@
 // Documents (spec 4.5): every retained public document, its versions, and recorded instruments.
 import { notFound } from '../../core/errors.ts';
 import { requireId } from '../../core/ids.ts';
-import { collectionParams, type ResourceDef, runCollection, type SqlContext } from '../collection/index.ts';
+import { collectionParams, type ResourceDef, runCollection, type SqlContext } from '../../core/query/index.ts';
 import { defineRoutes } from '../route.ts';
 import { DOCUMENT } from '../schemas.ts';
 

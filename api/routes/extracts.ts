@@ -9,7 +9,7 @@ import { ApiError, notFound } from '../../core/errors.ts';
 import { newId, requireId } from '../../core/ids.ts';
 import { type ExtractFile, type ExtractRow, failExtract, fileOf, filesOf, getExtract, insertExtract } from '../../store/extracts.ts';
 import { startExtractRun } from '../../workflows/extract-inprocess.ts';
-import { collectionParams, type ResourceDef, runCollection, type Where } from '../collection/index.ts';
+import { collectionParams, type ResourceDef, runCollection, type Where } from '../../core/query/index.ts';
 import { defineRoutes, type Req } from '../route.ts';
 
 const STATES = ['queued', 'running', 'succeeded', 'failed'] as const;

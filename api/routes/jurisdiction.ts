@@ -15,7 +15,7 @@ import {
   jurisdictionResource,
   normalizeName,
 } from '../../store/jurisdictions.ts';
-import { type FilterSet, type Row, type Where, addCondition, collectionParams, runCollection } from '../collection/index.ts';
+import { type FilterSet, type Row, type Where, addCondition, collectionParams, runCollection } from '../../core/query/index.ts';
 import { FIELD_PARAM } from '../fields.ts';
 import type { Param } from '../params.ts';
 import { type Req, defineRoutes } from '../route.ts';

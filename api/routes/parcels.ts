@@ -1,10 +1,11 @@
 // Parcels (spec 4.2): find parcels, one parcel, and the /v1 batch of up to 500 locators.
+import { parseBbox } from '../../core/query/bbox.ts';
 import { invalid, notFound } from '../../core/errors.ts';
 import { requireId } from '../../core/ids.ts';
 import { type TimeInstant, resolveTimes } from '../../core/time.ts';
 import type { Queryable } from '../../store/db.ts';
 import { resolveLocation, type Times, withinBoth, withinFips, withinJurisdiction } from '../../store/place/resolve.ts';
-import { collectionParams, type ResourceDef, runCollection, type SqlContext, timeParams } from '../collection/index.ts';
+import { collectionParams, type ResourceDef, runCollection, type SqlContext, timeParams } from '../../core/query/index.ts';
 import { FIELD_PARAM } from '../fields.ts';
 import { pointTimes } from '../place/common.ts';
 import { inOwnZone } from '../place/zone.ts';
@@ -192,14 +193,3 @@ export const parcelRoutes = defineRoutes([
   },
 ]);
 
-function parseBbox(raw: string): [number, number, number, number] {
-  const parts = raw.split(',').map(Number);
-  if (parts.length !== 4 || parts.some((n) => !Number.isFinite(n))) throw invalidBbox('is not west,south,east,north');
-  const [w, s, e, n] = parts;
-  if (w < -180 || e > 180 || s < -90 || n > 90) throw invalidBbox('lies outside the world (lon -180..180, lat -90..90)');
-  if (w >= e || s >= n) throw invalidBbox('is inverted or empty: west < east and south < north');
-  return [w, s, e, n];
-}
-
-const invalidBbox = (why: string) => invalid('bbox', why);
-export { parseBbox };

@@ -1,6 +1,6 @@
 // GET /place: what is at a location and who governs it (spec 4.2).
 import { newId } from '../../core/ids.ts';
-import { timeParams } from '../collection/index.ts';
+import { timeParams } from '../../core/query/index.ts';
 import { apartSlivers, lawAt } from '../../store/place/law.ts';
 import { FIELD_PARAM } from '../fields.ts';
 import { GEOMETRY_BODY, geometryParam, LOCATION_PARAMS } from '../location/params.ts';

@@ -6,7 +6,7 @@
 import { ApiError, invalid, notFound } from '../../core/errors.ts';
 import { codeTextsHeld, codeTextsInForce } from '../../store/codes.ts';
 import type { Times } from '../../store/place/resolve.ts';
-import { timeParams } from '../collection/index.ts';
+import { timeParams } from '../../core/query/index.ts';
 import { defineRoutes } from '../route.ts';
 import { type Town, townContext, townExtra } from '../town/context.ts';
 import { processAt, wordsOf } from '../town/process.ts';

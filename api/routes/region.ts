@@ -21,7 +21,7 @@ import {
   statisticalAreasMissing,
   updateRegion,
 } from '../../store/regions.ts';
-import { collectionParams, type ResourceDef, runCollection, timeParams, type Where } from '../collection/index.ts';
+import { collectionParams, type ResourceDef, runCollection, timeParams, type Where } from '../../core/query/index.ts';
 import { defineRoutes, type JsonSchema, type Req } from '../route.ts';
 
 const MAX_MEMBERS = 2000;

@@ -4,7 +4,7 @@ import { ApiError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
 import type { Queryable } from '../../store/db.ts';
 import { authorities } from '../../store/place/law.ts';
-import { timeParams } from '../collection/index.ts';
+import { timeParams } from '../../core/query/index.ts';
 import { FIELD_PARAM } from '../fields.ts';
 import { GEOMETRY_BODY, geometryParam, LOCATION_PARAMS } from '../location/params.ts';
 import { asOfBlock, coverageBlock, earliestRetained, jurisdictionBlock, knownUses, type PlaceContext, placeContextFor, placeKey, resolutionBlock, settledNotice } from '../place/common.ts';

@@ -11,12 +11,12 @@ import { containment } from '../../store/jurisdictions.ts';
 import { apartSlivers, controlsFor, districtShares, permissionsFor, type Share, sliverView, unlistedUseRule } from '../../store/place/law.ts';
 import { resolveLocation, type Times } from '../../store/place/resolve.ts';
 import { defineRoutes, type Req } from '../route.ts';
-import { timeParams } from '../collection/index.ts';
+import { timeParams } from '../../core/query/index.ts';
 import { knownUses, settledNotice, settleKnown } from '../place/common.ts';
 import { continueWalk, listSignature, type ListWalk, pageAfter } from '../place/pages.ts';
 import { adoptionView, appliesOverView, precedenceView } from '../place/standing.ts';
 import { inOwnZone, type ResolvedTimes } from '../place/zone.ts';
-import { parseBbox } from './parcels.ts';
+import { parseBbox } from '../../core/query/bbox.ts';
 import { jurisdictionByRef } from './jurisdiction.ts';
 
 const RESULT: Record<string, string> = { by_right: 'permitted', permitted_with_standards: 'permitted', administrative_approval: 'conditional', conditional_use: 'conditional', prohibited: 'prohibited', unknown: 'unknown' };

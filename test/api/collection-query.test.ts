@@ -1,9 +1,9 @@
 // runCollection against real PostgreSQL over scratch tables: every operator with its
 // indeterminate rows, keyset walks under mixed sorts with NULLs and ties, totals, snapshots.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { collectionParams } from '../../api/collection/params.ts';
-import { type CollectionOptions, type Row, runCollection } from '../../api/collection/query.ts';
-import type { ResourceDef } from '../../api/collection/resource.ts';
+import { collectionParams } from '../../core/query/params.ts';
+import { type CollectionOptions, type Row, runCollection } from '../../core/query/query.ts';
+import type { ResourceDef } from '../../core/query/resource.ts';
 import { parseParams } from '../../api/params.ts';
 import { ApiError } from '../../core/errors.ts';
 import { createPool, testDatabaseUrl } from '../helpers/server.ts';

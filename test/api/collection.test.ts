@@ -1,11 +1,11 @@
 // Collection machinery without a database: filter and sort grammar, SQL shape, cursor signing.
 import { describe, expect, test } from 'vitest';
-import { checkCursor, openCursor, peekCursor, signCursor, type CursorPayload } from '../../api/collection/cursor.ts';
-import { compileFilter } from '../../api/collection/filter.ts';
-import { collectionParams } from '../../api/collection/params.ts';
-import { keyset } from '../../api/collection/query.ts';
-import { type ResourceDef, SqlBuilder } from '../../api/collection/resource.ts';
-import { effectiveSort, parseSort } from '../../api/collection/sort.ts';
+import { checkCursor, openCursor, peekCursor, signCursor, type CursorPayload } from '../../core/query/cursor.ts';
+import { compileFilter } from '../../core/query/filter.ts';
+import { collectionParams } from '../../core/query/params.ts';
+import { keyset } from '../../core/query/query.ts';
+import { type ResourceDef, SqlBuilder } from '../../core/query/resource.ts';
+import { effectiveSort, parseSort } from '../../core/query/sort.ts';
 import { parseParams } from '../../api/params.ts';
 import { ApiError } from '../../core/errors.ts';
 

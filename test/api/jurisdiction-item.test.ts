@@ -1,7 +1,7 @@
 // GET /jurisdiction paging (cursors, total), field selection, pricing and dry_run, the /v1 list
 // form, and GET /jurisdiction/{id} by its three id forms, over real HTTP and PostGIS.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { peekCursor, signCursor } from '../../api/collection/cursor.ts';
+import { peekCursor, signCursor } from '../../core/query/cursor.ts';
 import { stableId } from '../../core/ids.ts';
 import { call } from '../helpers/server.ts';
 import { CAMBRIDGE, MA, MIDDLESEX, jid, jurisdictionFixture } from '../helpers/jurisdictions.ts';

@@ -6,7 +6,7 @@
 // transaction rolled back) resolves to its members.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { planExtract } from '../../activities/extract/plan.ts';
-import { resolveScope } from '../../api/scope.ts';
+import { resolveScope } from '../../core/query/scope.ts';
 import type { RunningServer } from '../../api/server.ts';
 import { stableId } from '../../core/ids.ts';
 import { parseTimeText } from '../../core/time.ts';

@@ -3,7 +3,7 @@
 // /coverage and extracts (over HTTP and as the CLI plans them), and resolveScope itself.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { planExtract } from '../../activities/extract/plan.ts';
-import { resolveScope } from '../../api/scope.ts';
+import { resolveScope } from '../../core/query/scope.ts';
 import type { RunningServer } from '../../api/server.ts';
 import type { ApiError } from '../../core/errors.ts';
 import { newId, stableId } from '../../core/ids.ts';

@@ -2,7 +2,7 @@
 // last row's sort values and id, the sort and filter it belongs to, the snapshot the first page
 // was pinned to and when it was issued. Clients must not read it; they cannot alter it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ApiError, invalid } from '../../core/errors.ts';
+import { ApiError, invalid } from '../errors.ts';
 
 /** How long a cursor is honoured after it was issued (spec 8 leaves it open). */
 export const CURSOR_RETENTION_SECONDS = 24 * 3600;

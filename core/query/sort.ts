@@ -1,6 +1,6 @@
 // `sort=field,-field2`: at most three fields, each listed by the resource; the id is always
 // the final tiebreaker. NULLs sort last in either direction.
-import { ApiError, invalid } from '../../core/errors.ts';
+import { ApiError, invalid } from '../errors.ts';
 import type { ResourceDef } from './resource.ts';
 
 export const MAX_SORT_FIELDS = 3;

@@ -2,7 +2,7 @@
 // definition. One SELECT per page (LIMIT size+1 tells whether more follow); `total` is a capped
 // count on the first page only, never COUNT(*) on every page.
 import { createHash } from 'node:crypto';
-import { ApiError, invalid } from '../../core/errors.ts';
+import { ApiError, invalid } from '../errors.ts';
 import type { Queryable } from '../../store/db.ts';
 import { type CursorPayload, checkCursor, openCursor, signCursor } from './cursor.ts';
 import { type FilterSet, type IndeterminateMode, compileFilter, modeClause } from './filter.ts';

@@ -3,8 +3,8 @@
 // operator on the same field) are ANDed, so `[gte]` and `[lte]` on one field make a range.
 // Each condition compiles to boolean SQL that is NULL when the row's value is NULL: SQL's
 // three-valued logic then gives match (TRUE), excluded (FALSE) and indeterminate (NULL).
-import { ApiError, invalid, unknownValue } from '../../core/errors.ts';
-import { isDate, parseDateTime } from '../../core/time.ts';
+import { ApiError, invalid, unknownValue } from '../errors.ts';
+import { isDate, parseDateTime } from '../time.ts';
 import { type FieldDef, type FieldType, type ResourceDef, type SqlContext, castOf, sqlOf } from './resource.ts';
 
 export const OPERATORS = ['eq', 'ne', 'in', 'nin', 'lt', 'lte', 'gt', 'gte', 'between', 'prefix', 'contains', 'is_null', 'not_null', 'any', 'all', 'permits', 'forbids'] as const;

@@ -1,8 +1,8 @@
 // Parameter definitions to spread into a route's `params`: the collection parameters of spec
 // 4.0.5 for one resource, and the time parameters of spec 4.0.2.
-import { invalid } from '../../core/errors.ts';
-import { parseTimeText } from '../../core/time.ts';
-import type { Param } from '../params.ts';
+import { invalid } from '../errors.ts';
+import { parseTimeText } from '../time.ts';
+import type { Param } from './param.ts';
 import { OPERATORS, filterFields, parseFilter } from './filter.ts';
 import { DEFAULT_SIZE, MAX_SIZE } from './query.ts';
 import type { ResourceDef } from './resource.ts';

@@ -2,13 +2,13 @@
 // (repeatable), state, county or geometry (with buffer in feet). Resolved to jurisdiction ids;
 // a region to its members in force at as_of.
 // A value that names nothing held is 422 naming the parameter (spec 1.2.3: 404 is for path ids).
-import { ApiError, invalid } from '../core/errors.ts';
-import { isId, requireId } from '../core/ids.ts';
-import { stateFips } from '../core/states.ts';
-import type { TimeSpec } from '../core/time.ts';
-import type { Queryable } from '../store/db.ts';
-import { getRegion, getStatisticalArea, inForce, type Membership, regionMembers, statisticalAreasMissing } from '../store/regions.ts';
-import type { Param } from './params.ts';
+import { ApiError, invalid } from '../errors.ts';
+import { isId, requireId } from '../ids.ts';
+import { stateFips } from '../states.ts';
+import type { TimeSpec } from '../time.ts';
+import type { Queryable } from '../../store/db.ts';
+import { getRegion, getStatisticalArea, inForce, type Membership, regionMembers, statisticalAreasMissing } from '../../store/regions.ts';
+import type { Param } from './param.ts';
 
 export const SCOPE_PARAMS: Param[] = [
   { name: 'region', in: 'query', type: 'string', description: 'A rgn_ saved region or sta_ statistical area.' },
