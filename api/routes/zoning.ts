@@ -12,7 +12,8 @@ import { apartSlivers, controlsFor, districtShares, permissionsFor, type Share, 
 import { resolveLocation, type Times } from '../../store/place/resolve.ts';
 import { defineRoutes, type Req } from '../route.ts';
 import { timeParams } from '../../core/query/index.ts';
-import { knownUses, settledNotice, settleKnown } from '../place/common.ts';
+import { coverageBlock, knownUses, settledNotice, settleKnown } from '../place/common.ts';
+import { loadFrame } from '../../store/place/frame.ts';
 import { continueWalk, listSignature, type ListWalk, pageAfter } from '../place/pages.ts';
 import { adoptionView, appliesOverView, precedenceView } from '../place/standing.ts';
 import { inOwnZone, type ResolvedTimes } from '../place/zone.ts';
@@ -298,6 +299,7 @@ export const zoningRoutes = defineRoutes([
       const data = out.map((o) => o.obj);
       if (notice.length) extra.notice = notice;
       if (sliver) extra.sliver = sliver;
+      extra.coverage = await zoningCoverage(db, jurisdictionId, t);
       const charge = chargeKey ? { keys: [chargeKey] } : { keys: [`legend:${req.ctx.querystring}:${Date.now()}`] };
       const total = p.total && !pinned ? { total: { value: list.length, relation: 'eq' } } : {};
       if (asGeoJson(req)) return { raw: true, body: { type: 'FeatureCollection', features: data.map(feature), has_more: nextCursor !== null, next_cursor: nextCursor, ...total, ...extra }, contentType: 'application/geo+json', charge };
@@ -341,10 +343,17 @@ export const zoningRoutes = defineRoutes([
       const [{ obj }] = await zoningObjects(req, rows, t);
       const charge = { keys: [`zoning:${id}`] };
       if (asGeoJson(req)) return { raw: true, body: feature(obj), contentType: 'application/geo+json', charge };
-      return { item: obj, charge };
+      // a v1 object stands alone: it carries the coverage of its jurisdiction itself
+      return { item: { ...obj, coverage: await zoningCoverage(req.services.pool, rows[0].jurisdiction_id, t) }, charge };
     },
   },
 ]);
+
+/** The coverage block of the layers a classification is read from (rule 1.2.4), for the jurisdiction answered. */
+async function zoningCoverage(db: Queryable, jurisdictionId: string, t: Times) {
+  const frame = await loadFrame(db, jurisdictionId, ['zoning'], t);
+  return coverageBlock({ jurisdiction: { ...frame.jurisdiction, href: `/jurisdiction/${jurisdictionId}` }, frame }, ['zoning_text', 'district_list', 'district_map', 'overlay']);
+}
 
 interface PendingOrdinance {
   id: string;

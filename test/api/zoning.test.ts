@@ -63,3 +63,23 @@ test('refusals: no zoning held is 501; result without use; lat without lon', asy
   expect((await call(server, 'GET', '/v1/zoning?jurisdiction=cambridge-ma&result=permitted', { key })).body.errors[0].field).toBe('result');
   expect((await call(server, 'GET', '/v1/zoning?lat=42.36', { key })).body.errors[0].field).toBe('lon');
 });
+
+test('every answer carries the coverage of the layers it is read from, as the store holds them (rule 1.2.4)', async () => {
+  const rows = (await server.services.pool.query(`SELECT c.layer, c.held, c.tier FROM coverage c JOIN jurisdiction j ON j.id = c.jurisdiction_id WHERE j.slug = 'cambridge-ma'`)).rows;
+  const held = (layer: string) => rows.find((r) => r.layer === layer);
+  const expectLayers = (coverage: { layer: Record<string, { held: boolean; tier: string }> }) => {
+    for (const layer of ['zoning_text', 'district_list', 'district_map', 'overlay']) {
+      const r = held(layer);
+      expect(coverage.layer[layer], layer).toMatchObject(r ? { held: r.held, tier: r.tier } : { held: false, tier: 'none' });
+    }
+  };
+  const list = await call(server, 'GET', '/v1/zoning?lat=42.3629&lon=-71.1113', { key });
+  expect(list.body.coverage.jurisdiction).toBe(list.body.data[0].jurisdiction.id);
+  expectLayers(list.body.coverage);
+  expect(list.body.coverage.layer.district_map.held).toBe(true); // Cambridge's map is held
+  expect(list.body.coverage.layer.zoning_text).toMatchObject({ held: false }); // its text is not
+  const one = await call(server, 'GET', `/v1/zoning/${list.body.data[0].id}`, { key });
+  expectLayers(one.body.coverage);
+  const legend = await call(server, 'GET', '/v1/zoning?jurisdiction=cambridge-ma', { key });
+  expectLayers(legend.body.coverage);
+});
