@@ -16,6 +16,12 @@ export interface CoverageUpdate {
   detail?: Record<string, unknown>;
 }
 
+/** What a source's load earns: not held when it gave nothing, partial when part of it could not be read, else full. */
+export function sourceTier(read: number, unread: number): Pick<CoverageUpdate, 'held' | 'tier'> {
+  if (read === 0) return { held: false, tier: 'none' };
+  return { held: true, tier: unread > 0 ? 'partial' : 'full' };
+}
+
 export async function upsertCoverage(db: Queryable, c: CoverageUpdate): Promise<void> {
   const key = c.sourceKey ?? c.sourceId ?? 'manifest';
   // each source's entry keeps its own held and tier; the row's tier is worked out from them all

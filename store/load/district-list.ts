@@ -1,4 +1,5 @@
 // A publisher's district list: districts (code, name, description), each citing its line.
+import { sourceTier } from '../coverage.ts';
 import { sha256Hex } from '../../core/ids.ts';
 import { parseDistrictList } from '../../ingest/district-list.ts';
 import { CitationBatch } from '../citations.ts';
@@ -21,8 +22,7 @@ export const loadDistrictList: Loader = async (ctx) => {
       {
         jurisdictionId: ctx.jurisdictionId,
         layer: 'district_list',
-        held: true,
-        tier: 'full',
+        ...sourceTier(parsed.districts.length, parsed.issues.filter((i) => i.severity === 'error').length),
         sourceId: ctx.source.id,
         retrievedAt: ctx.version.retrievedAt,
         changedAt: delta.added.length + delta.changed.length + delta.removed.length > 0 ? ctx.now : null,

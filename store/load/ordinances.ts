@@ -2,6 +2,7 @@
 // its row. The text kept for citations is the rows as read, one a line. A newly adopted
 // moratorium or standalone ordinance is a change (adoption); amendments show as the facts they
 // change, when the code or map that carries them is read.
+import { sourceTier } from '../coverage.ts';
 import { sha256Hex, stableId } from '../../core/ids.ts';
 import { normalizeLabel } from '../../ingest/labels.ts';
 import { parseRecordSource } from '../../ingest/records/index.ts';
@@ -109,7 +110,7 @@ export const loadOrdinances: Loader = async (ctx) => {
     counts: { ordinances: ordinances.length, moratoriums: moratoriums.length, rejected: rejected.length, ordinance_added: ordDelta.added.length, ordinance_changed: ordDelta.changed.length, moratorium_added: morDelta.added.length },
     events,
     issues: [...issues, ...rejected.map((r) => ({ severity: 'warning' as const, code: 'row_rejected', detail: `line ${r.line}: ${r.reason}` }))],
-    coverage: [{ jurisdictionId: j, layer: 'ordinance', held: true, tier: 'full', sourceId: ctx.source.id, retrievedAt: ctx.version.retrievedAt, changedAt: ordDelta.added.length + ordDelta.changed.length + morDelta.added.length > 0 ? ctx.now : null, earliestRetained: ctx.effectiveFrom, detail: { ordinances: ordinances.length, moratoriums: moratoriums.length, rejected } }],
+    coverage: [{ jurisdictionId: j, layer: 'ordinance', ...sourceTier(ordinances.length + moratoriums.length, rejected.length), sourceId: ctx.source.id, retrievedAt: ctx.version.retrievedAt, changedAt: ordDelta.added.length + ordDelta.changed.length + morDelta.added.length > 0 ? ctx.now : null, earliestRetained: ctx.effectiveFrom, detail: { ordinances: ordinances.length, moratoriums: moratoriums.length, rejected } }],
   };
 };
 

@@ -3,6 +3,7 @@
 // their own parcel, flagged; a feature without area is kept without geometry. No feature is
 // dropped. Features stream from GDAL through COPY into a staging table and are grouped in SQL,
 // so a county of a million parcels never sits in memory.
+import { sourceTier } from '../coverage.ts';
 import { ApplicationFailure } from '@temporalio/common';
 import { stableId } from '../../core/ids.ts';
 import { type LayerSummary, readFeatures } from '../../ingest/layers.ts';
@@ -97,8 +98,7 @@ export const loadParcels: Loader = async (ctx: LoadContext) => {
       {
         jurisdictionId: ctx.jurisdictionId,
         layer: 'parcel',
-        held: true,
-        tier: 'full',
+        ...sourceTier(parcels, read.empty.length),
         sourceId: ctx.source.id,
         retrievedAt: ctx.version.retrievedAt,
         changedAt: delta.counts.added + delta.counts.changed + delta.counts.removed > 0 ? ctx.now : null,

@@ -1,6 +1,7 @@
 // An assessor roll: property facts (assessment, tax, ownership, structures embedded) joined to
 // parcels by parcel key; rows whose key matches no parcel are kept and counted; the addresses
 // they print become the addresses held for resolving locations.
+import { sourceTier } from '../coverage.ts';
 import { sha256Hex, stableId } from '../../core/ids.ts';
 import { assessorMapping, parseAssessorRoll } from '../../ingest/records/index.ts';
 import { applyFacts } from '../bitemporal.ts';
@@ -118,8 +119,7 @@ export const loadProperties: Loader = async (ctx) => {
       {
         jurisdictionId: j,
         layer: 'assessor',
-        held: true,
-        tier: 'full',
+        ...sourceTier(parsed.rows.length, parsed.rejected.length),
         sourceId: ctx.source.id,
         retrievedAt: ctx.version.retrievedAt,
         changedAt: delta.counts.added + delta.counts.changed + delta.counts.removed > 0 ? ctx.now : null,

@@ -1,6 +1,7 @@
 // A registry's index (recorded instruments as documents, and the sales, transfers, mortgages
 // and assignments they record) and permit and case feeds (pmt_, apl_, cas_), joined to parcels
 // and properties by the parcel keys they print.
+import { sourceTier } from '../coverage.ts';
 import { sha256Hex, stableId } from '../../core/ids.ts';
 import { feedMapping, parseFeed, parseRecorderIndex, recorderMapping } from '../../ingest/records/index.ts';
 import { applyFacts } from '../bitemporal.ts';
@@ -64,7 +65,7 @@ export const loadRecorder: Loader = async (ctx) => {
     counts: { instruments: parsed.instruments.length, transactions: parsed.transactions.length, ...byKind, transaction_added: delta.added.length, rejected: parsed.rejected.length },
     events: [],
     issues: [...parsed.issues, ...parsed.rejected.map((r) => ({ severity: 'warning' as const, code: 'row_rejected', detail: `line ${r.line}: ${r.reason}` }))],
-    coverage: [{ jurisdictionId: j, layer: 'recorder', held: true, tier: 'full', sourceId: ctx.source.id, retrievedAt: ctx.version.retrievedAt, changedAt: delta.added.length ? ctx.now : null, detail: { instruments: parsed.instruments.length, transactions: parsed.transactions.length, images: 'not redistributed' } }],
+    coverage: [{ jurisdictionId: j, layer: 'recorder', ...sourceTier(parsed.instruments.length, parsed.rejected.length), sourceId: ctx.source.id, retrievedAt: ctx.version.retrievedAt, changedAt: delta.added.length ? ctx.now : null, detail: { instruments: parsed.instruments.length, transactions: parsed.transactions.length, images: 'not redistributed' } }],
   };
 };
 
@@ -90,6 +91,6 @@ export const loadFeed: Loader = async (ctx) => {
     counts: { permits: parsed.permits.length, applications: parsed.applications.length, cases: parsed.cases.length, record_added: delta.added.length, record_changed: delta.changed.length, rejected: parsed.rejected.length },
     events: [],
     issues: [...parsed.issues, ...parsed.rejected.map((r) => ({ severity: 'warning' as const, code: 'row_rejected', detail: `line ${r.line}: ${r.reason}` }))],
-    coverage: [{ jurisdictionId: j, layer, held: true, tier: 'full', sourceId: ctx.source.id, retrievedAt: ctx.version.retrievedAt, changedAt: delta.added.length ? ctx.now : null, detail: { permits: parsed.permits.length, applications: parsed.applications.length, cases: parsed.cases.length } }],
+    coverage: [{ jurisdictionId: j, layer, ...sourceTier(parsed.permits.length + parsed.applications.length + parsed.cases.length, parsed.rejected.length), sourceId: ctx.source.id, retrievedAt: ctx.version.retrievedAt, changedAt: delta.added.length ? ctx.now : null, detail: { permits: parsed.permits.length, applications: parsed.applications.length, cases: parsed.cases.length } }],
   };
 };
