@@ -30,7 +30,12 @@ async function conformance(services: Services, params: Record<string, any>, aske
   // a use the vocabulary does not hold is refused here, never judged by the unlisted-use rule
   const proposal = { ...asked, uses: (await knownUses(services.pool, asked.uses, useField)) ?? [] };
   const { context: _c, ...rule } = await ruleAnswer(services, { ...params, include: ['moratorium'], use: undefined });
-  if (!rule.item || !rule.item.share) throw new ApiError('location_insufficient_precision', { field: 'location', detail: 'the location is too coarse or ambiguous to say which rules bind it' });
+  if (!rule.item || !rule.item.share) {
+    // the resolution says why: the place it found, and what it could not tell
+    const r = (rule.extra as { resolution?: { state?: string; grain?: string; detail?: string | null } } | undefined)?.resolution;
+    const why = r?.detail ?? (r?.grain ? `the location resolves to a ${r.grain}` : 'the location names no place held');
+    throw new ApiError(r?.state === 'ambiguous' ? 'location_ambiguous' : 'location_insufficient_precision', { field: 'location', detail: `${why}; a proposal is judged against the rules of one place` });
+  }
   const report = 'segment' in rule.item ? null : assess(rule.item, proposal);
   if (!report) throw invalid('as_of', 'a proposal is judged at one date; give a date, not an interval');
   return {

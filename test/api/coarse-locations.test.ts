@@ -111,6 +111,8 @@ describe('Cambridge: place names, states and ZIP codes', () => {
     const conformance = await s.get(`/conformance?address=${q('Cambridge, MA')}&proposed[dimensional.setback_front]=10ft`);
     expect(conformance.status).toBe(422);
     expect(conformance.body.detail.error.code).toBe('location_insufficient_precision');
+    // it says why, from the resolution: the place it found
+    expect(conformance.body.detail.error.detail).toMatch(/Cambridge/);
   });
 
   describe('two held jurisdictions named alike', () => {
