@@ -29,7 +29,7 @@ const KEYWORDS: [RegExp, string, number][] = [
   [/^(division|div\.)$/i, 'Division', 6],
   [/^(section|sec\.|§§?)$/i, 'Section', 7],
 ];
-const TOKEN = /^(?:(title|chapter|ch\.|subchapter|article|art\.|part|division|div\.|section|sec\.|§§?)\s*)?(\d+[A-Za-z]?(?:[.-](?:\d+[A-Za-z]?|[A-Z](?![A-Za-z])))*|[IVXLC]+(?![A-Za-z])(?:[.-]\d+)*|[A-Z](?![A-Za-z]))(\.(?!\d)|\))?(?=$|[\s\u00a0]|[-\u2013\u2014:])/i;
+const TOKEN = /^(?:((?:title|chapter|subchapter|article|part|division|section)(?=[\s\u00a0])|ch\.|art\.|div\.|sec\.|§§?)\s*)?(\d+[A-Za-z]?(?:[.-](?:\d+[A-Za-z]?|[A-Z](?![A-Za-z])))*|[IVXLC]+(?![A-Za-z])(?:[.-]\d+)*|[A-Z](?![A-Za-z]))(\.(?!\d)|\))?(?=$|[\s\u00a0]|[-\u2013\u2014:])/i;
 const SMALL = new Set(['a', 'an', 'and', 'as', 'at', 'by', 'for', 'from', 'in', 'into', 'of', 'on', 'or', 'per', 'the', 'to', 'with', 'within', 'without', 'upon', 'not', 'nor', 'than', 'that', 'under', 'over']);
 const ABBREV = /(?:\b(?:Sec|No|Nos|Art|Ch|Inc|Co|St|Ave|e\.g|i\.e|etc|vs|approx|min|max|ft|sq|Coun|J|p|U\.S)|\b[A-Z])$/;
 

@@ -1,5 +1,6 @@
 // Headings into the section tree: refs from the code's own numbering ("3.1.16", "Section 4"),
 // or the heading itself when it has none (a glossary term, "Table 9.1.1"); parents by level.
+import { parseToken } from './numbering.ts';
 import type { ParseIssue, SectionRecord } from '../types.ts';
 import type { HeadingBlock } from './markdown.ts';
 import { type Citer, type Span, trimSpan } from './text.ts';
@@ -18,6 +19,10 @@ const NUMBERED = /^(?:(?:section|sec\.|article|art\.|chapter|ch\.|§)\s*)?(\d+[A
 /** "3.1.16" and "Use Provisions" from "3.1.16 Use Provisions". */
 export function splitHeading(title: string): { ref: string; heading: string | null } {
   const m = NUMBERED.exec(title);
+  if (m && !/^(?:article|art\.|chapter|ch\.)/i.test(title)) return { ref: m[1], heading: m[2].trim() || null };
+  // a keyword other than Section keeps its word, as the numbering of headings does ("ARTICLE III." → "Article III")
+  const tok = parseToken(title);
+  if (tok?.keyword && tok.keyword !== 'Section') return { ref: `${tok.keyword} ${tok.number}`, heading: title.slice(tok.rest).replace(/\.\s*$/, '').trim() || null };
   if (m) return { ref: m[1], heading: m[2].trim() || null };
   return { ref: title, heading: title };
 }

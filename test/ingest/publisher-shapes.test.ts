@@ -100,3 +100,27 @@ test('districts listed on the line that establishes them', async () => {
   expect(p.districts.map((d) => d.code_normalized)).toEqual(['A-1', 'R-1', 'C-1']);
   for (const d of p.districts) expect(p.text.slice(d.citation.locator.start, d.citation.locator.end)).toBe(d.citation.quote);
 });
+
+test('a schedule marked X and SE whose prose says unmarked uses are prohibited; ARTICLE III. as a tagged heading', async () => {
+  const p = await parseOrdinance(fixture('schedule-x-se.html'), { mediaType: 'text/html' });
+  expect(p.sections.map((s) => [s.ref, s.heading])).toEqual([
+    ['Article III', 'DISTRICT REGULATIONS'],
+    ['3.1', 'Districts.'],
+    ['3.2', 'Schedule of permitted uses.'],
+    ['3.3', 'Area and bulk.'],
+  ]);
+  expect(p.districts.map((d) => d.code_normalized)).toEqual(['AG', 'R-1A', 'R-2', 'B-2', 'M-1', 'OS']);
+  // '"SE" means … permitted by special exception …, and uses not marked are prohibited'
+  expect(cell(p, 'R-1A', 'Agriculture')).toMatchObject({ symbol: 'SE', level: 'conditional_use', conditions: 'Parking Group: 1' });
+  const blank = cell(p, 'R-2', 'Agriculture');
+  expect(blank).toMatchObject({ symbol: '', level: 'prohibited' });
+  expect(blank?.citation.quote).toContain('uses not marked are prohibited');
+  expect(p.permissions).toHaveLength(24);
+  expect(p.controls.find((c) => c.district_code === 'AG' && c.control_type === 'dimensional.lot_area')).toMatchObject({ min: 2, unit: 'acres' });
+  quotesHold(p);
+});
+
+test('"Party in Interest" is no Part y', async () => {
+  const p = await parseOrdinance(Buffer.from('# Code\n\n## 1.1 Terms\n\nWords.\n\n###### Party in Interest\n\nA person.\n'), { mediaType: 'text/markdown' });
+  expect(p.sections.map((s) => s.ref)).not.toContain('Part y');
+});
