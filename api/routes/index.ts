@@ -14,6 +14,7 @@ import { parcelRoutes } from './parcels.ts';
 import { coverageRoutes } from './coverage.ts';
 import { codeRoutes } from './code.ts';
 import { processRoutes } from './process.ts';
+import { planRoutes } from './plan.ts';
 import { ruleRoutes } from './rule.ts';
 import { placeBatchRoutes } from './place-batch.ts';
 import { suggestionRoutes } from './suggestion.ts';
@@ -25,4 +26,4 @@ import { ogcRoutes } from '../../ogc/routes.ts';
 import { imageRoutes, tileRoutes } from '../../tiles/routes.ts';
 import { viewerRoutes } from '../../tiles/viewer.ts';
 
-export const allRoutes: Route[] = [...metaRoutes, ...accountRoutes, ...keyRoutes, ...billingRoutes, ...jurisdictionRoutes, ...placeRoutes, ...changeRoutes, ...evidenceRoutes, ...documentRoutes, ...districtRoutes, ...parcelRoutes, ...coverageRoutes, ...codeRoutes, ...processRoutes, ...ruleRoutes, ...placeBatchRoutes, ...suggestionRoutes, ...zoningRoutes, ...extractRoutes, ...conformanceRoutes, ...regionRoutes, ...ogcRoutes, ...tileRoutes, ...imageRoutes, ...viewerRoutes];
+export const allRoutes: Route[] = [...metaRoutes, ...accountRoutes, ...keyRoutes, ...billingRoutes, ...jurisdictionRoutes, ...placeRoutes, ...changeRoutes, ...evidenceRoutes, ...documentRoutes, ...districtRoutes, ...parcelRoutes, ...coverageRoutes, ...codeRoutes, ...processRoutes, ...planRoutes, ...ruleRoutes, ...placeBatchRoutes, ...suggestionRoutes, ...zoningRoutes, ...extractRoutes, ...conformanceRoutes, ...regionRoutes, ...ogcRoutes, ...tileRoutes, ...imageRoutes, ...viewerRoutes];
