@@ -137,7 +137,7 @@ export function readProseKey(text: string): Marks {
 }
 
 const BLANK =
-  /\b(?:blank|empty)\s+(?:cells?|spaces?|boxes?|entr(?:y|ies))\b|\b(?:uses?|cells?)\s+(?:that\s+(?:are|is)\s+)?(?:not\s+(?:so\s+)?marked|unmarked|without\s+(?:a\s+)?(?:mark|symbol|letter))\b|(?:^|[;,.]\s*|\s)(?:blank|empty)\s*(?:=|:|[\u2013\u2014]|-\s)|\b(?:cells?|boxes|spaces?)\s+(?:that\s+(?:is|are)\s+|left\s+)blank\b|\b(?:indicated|denoted|shown|marked)\s+(?:by|as|with)\s+a\s+blank\b|\bno\s+(?:symbol|letter|mark|entry)\b[^.]*\b(?:cell|table|column)\b/i;
+  /\b(?:blank|empty)\s+(?:cells?|spaces?|boxes?|entr(?:y|ies))\b|\b(?:uses?|cells?)\s+(?:that\s+(?:are|is)\s+)?(?:not\s+(?:so\s+)?marked|unmarked|without\s+(?:a\s+)?(?:mark|symbol|letter))\b|\bleft\s+blank\b|(?:^|[;,.]\s*|\s)(?:blank|empty)\s*(?:=|:|[\u2013\u2014]|-\s)|\b(?:cells?|boxes|spaces?)\s+(?:that\s+(?:is|are)\s+|left\s+)blank\b|\b(?:indicated|denoted|shown|marked)\s+(?:by|as|with)\s+a\s+blank\b|\bno\s+(?:symbol|letter|mark|entry)\b[^.]*\b(?:cell|table|column)\b/i;
 
 /** The code's rule for a blank cell, with the level it gives, from a text's sentences; null when none says. */
 export function readBlankRule(text: string, base = 0): (Span & { text: string; level: PermissionLevel }) | null {

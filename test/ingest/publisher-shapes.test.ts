@@ -124,3 +124,28 @@ test('"Party in Interest" is no Part y', async () => {
   const p = await parseOrdinance(Buffer.from('# Code\n\n## 1.1 Terms\n\nWords.\n\n###### Party in Interest\n\nA person.\n'), { mediaType: 'text/markdown' });
   expect(p.sections.map((s) => s.ref)).not.toContain('Part y');
 });
+
+test('a key in prose, one mark to a sentence, with "or left blank" as the rule for blank cells', async () => {
+  const md = `# Zoning
+
+## Section 4.1 Districts
+
+The following districts are established: R-1 Residence District; B-1 Business District.
+
+## Section 4.2 Table of uses
+
+Uses permitted by right are indicated by "P". Uses requiring a special permit from the Board of Appeals are indicated by "SP". Uses not permitted are indicated by "-" or left blank.
+
+| Use | R-1 | B-1 |
+|---|---|---|
+| Dwelling | P | - |
+| Office | | SP |
+`;
+  const p = await parseOrdinance(Buffer.from(md), { mediaType: 'text/markdown' });
+  expect(cell(p, 'R-1', 'Dwelling')).toMatchObject({ level: 'by_right' });
+  expect(cell(p, 'B-1', 'Dwelling')).toMatchObject({ symbol: '-', level: 'prohibited' });
+  expect(cell(p, 'B-1', 'Office')).toMatchObject({ symbol: 'SP', level: 'conditional_use' });
+  const blank = cell(p, 'R-1', 'Office');
+  expect(blank).toMatchObject({ symbol: '', level: 'prohibited' });
+  expect(blank?.citation.quote).toBe('Uses not permitted are indicated by "-" or left blank.');
+});
