@@ -33,9 +33,13 @@ export interface BankOptions {
 const RECALL_ATTEMPTS = 5;
 const RECALL_WAIT_MS = 40;
 
-/** Stop spending from a lease this long before it expires; others settle it this long after. */
-const STOP_MARGIN_MS = 15_000;
-export const SWEEP_GRACE_SECONDS = 30;
+/**
+ * A holder stops spending from a lease a quarter of its length before it expires (15 s of the
+ * default 60 s); others settle a lease left by a holder that died half its length after it
+ * expired (30 s), time enough for the holder's last spends to be written.
+ */
+const stopMarginMs = (leaseSeconds: number) => (leaseSeconds * 1000) / 4;
+export const sweepGraceSeconds = (leaseSeconds: number) => leaseSeconds / 2;
 
 export class CreditBank {
   private active = new Map<string, Lease>();
@@ -105,7 +109,7 @@ export class CreditBank {
   /** Retire leases near expiry (their unspent credit goes back) and forget settled ones. */
   async maintain(now = Date.now()): Promise<void> {
     for (const lease of [...this.leases]) {
-      if (!lease.retired && now >= lease.expiresAt - STOP_MARGIN_MS) {
+      if (!lease.retired && now >= lease.expiresAt - stopMarginMs(this.opts.leaseSeconds)) {
         await this.serialized(lease.organizationId, () => this.retire(lease));
       }
       if (lease.retired && lease.outstanding === 0 && lease.unflushed === 0) await this.settle(lease);
@@ -131,7 +135,7 @@ export class CreditBank {
 
   private take(organizationId: string, credits: number): Held | null {
     const lease = this.active.get(organizationId);
-    if (!lease || lease.retired || lease.remaining < credits || Date.now() >= lease.expiresAt - STOP_MARGIN_MS) return null;
+    if (!lease || lease.retired || lease.remaining < credits || Date.now() >= lease.expiresAt - stopMarginMs(this.opts.leaseSeconds)) return null;
     lease.remaining -= credits;
     lease.outstanding += credits;
     return { organizationId, credits, lease };
@@ -215,8 +219,8 @@ export class CreditBank {
   }
 }
 
-/** Settle leases whose holder stopped without settling them (crash): run by every process. */
-export async function sweepExpiredLeases(pool: Pool): Promise<number> {
+/** Settle leases whose holder stopped without settling them (crash): run by every process, with the lease length it uses. */
+export async function sweepExpiredLeases(pool: Pool, leaseSeconds = 60): Promise<number> {
   return withTransaction(pool, async (c) => {
     const { rows } = await c.query(
       `WITH gone AS (
@@ -227,7 +231,7 @@ export async function sweepExpiredLeases(pool: Pool): Promise<number> {
          FROM (SELECT organization_id, sum(back) AS back FROM gone GROUP BY organization_id) s
         WHERE a.organization_id = s.organization_id
        RETURNING a.organization_id`,
-      [SWEEP_GRACE_SECONDS],
+      [sweepGraceSeconds(leaseSeconds)],
     );
     return rows.length;
   });

@@ -24,7 +24,8 @@ export function createMeter(pool: Pool, opts: MeterOptions): Meter {
   const recall = async (org: string) => {
     await pool.query('SELECT pg_notify($1, $2)', [RECALL_CHANNEL, JSON.stringify({ org, from: holder })]);
   };
-  const bank = new CreditBank(pool, { holder, block: opts.leaseBlock, leaseSeconds: opts.leaseSeconds ?? 60, log: opts.log, recall });
+  const leaseSeconds = opts.leaseSeconds ?? 60;
+  const bank = new CreditBank(pool, { holder, block: opts.leaseBlock, leaseSeconds, log: opts.log, recall });
   // Recalls from other processes arrive on the process's shared listen connection.
   void opts.listen
     .on(RECALL_CHANNEL, (payload) => {
@@ -122,9 +123,9 @@ export function createMeter(pool: Pool, opts: MeterOptions): Meter {
   const timer = setInterval(() => inBackground(opts.log, 'usage write and lease upkeep', tick), opts.flushMs ?? 250);
   timer.unref();
   const sweeper = setInterval(() => {
-    inBackground(opts.log, 'lease sweep', () => sweepExpiredLeases(pool));
+    inBackground(opts.log, 'lease sweep', () => sweepExpiredLeases(pool, leaseSeconds));
     inBackground(opts.log, 'rate window sweep', () => pool.query(`DELETE FROM rate_window WHERE window_start < now() - interval '1 minute'`));
-  }, 10_000);
+  }, Math.min(10_000, (leaseSeconds * 1000) / 4));
   sweeper.unref();
 
   const rateLocal = new Map<string, { second: number; left: number; claim: Promise<void> | null; exhausted: boolean }>();

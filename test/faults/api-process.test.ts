@@ -39,8 +39,8 @@ describe('a failed priced call (issue 12, defect 1)', () => {
   });
 
   test('gives its whole lease back when the lease retires, and the process keeps serving with the balance exact', async () => {
-    // a 20 s lease retires 15 s before it ends: 5 s after the first call
-    serve = await spawnServe({ DATABASE_URL: testDatabaseUrl(), CREDIT_LEASE_SECONDS: '20' });
+    // an 8 s lease retires a quarter of it (2 s) before it ends: 6 s after the first call
+    serve = await spawnServe({ DATABASE_URL: testDatabaseUrl(), CREDIT_LEASE_SECONDS: '8' });
     const org = await orgCreate(pool, { name: 'Failed call co', credits: 10, email: `fail-${Date.now()}@example.test`, password: 'a-long-enough-password-1' });
     const key = org.api_key;
     const missing = await call(serve.base, 'GET', '/jurisdiction/no-such-town', { key });
@@ -92,7 +92,8 @@ describe('the API killed under traffic and started again (issue 12, faults)', ()
   });
 
   test('no credit is lost or spent twice, and the feed is the same after the restart', async () => {
-    const env = { DATABASE_URL: db.url, CREDIT_LEASE_SECONDS: '20', RATE_LIMIT_PER_SECOND: '100000' };
+    // 8 s leases: a dead holder's lease is settled half of it (4 s) after it expired
+    const env = { DATABASE_URL: db.url, CREDIT_LEASE_SECONDS: '8', RATE_LIMIT_PER_SECOND: '100000' };
     const first = await spawnServe(env);
     running.push(first);
     const credits = 5000;
