@@ -4,7 +4,7 @@ import { ApiError } from '../core/errors.ts';
 import { sha256Hex } from '../core/ids.ts';
 import { named, type Queryable } from '../store/db.ts';
 import { TtlMap } from '../core/ttl-map.ts';
-import { KEY_PREFIX, type Role, SCOPES, type Scope, SESSION_PREFIX } from '../core/credentials.ts';
+import { type Role, SCOPES, type Scope, SESSION_PREFIX } from '../core/credentials.ts';
 
 export interface Actor {
   kind: 'key' | 'person';

@@ -6,7 +6,7 @@
 import type { Queryable } from '../../store/db.ts';
 import { citationsByIds } from '../../store/evidence.ts';
 import type { Times } from '../../store/place/resolve.ts';
-import { DEFINITIONS_HEADING } from './held.ts';
+import { DEFINITION_SECTIONS, DEFINITIONS_HEADING } from '../../store/definitions.ts';
 
 type Row = Record<string, any>;
 
@@ -57,7 +57,7 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].so
 const defines = (term: string[], s: Subject) => term.join(' ').length >= 3 && (phrase(s.words).includes(phrase(term)) || sameSet(term, s.words));
 
 /** A paragraph's list markers ("1. a.", "ii.", "(3)") stripped. */
-const unmarked = (line: string) => line.replace(/^\s*(?:\(?(?:\d{1,3}|[a-z]{1,4})[.)]\)?\s+)+/i, '').trim();
+export const unmarked = (line: string) => line.replace(/^\s*(?:\(?(?:\d{1,3}|[a-z]{1,4})[.)]\)?\s+)+/i, '').trim();
 
 /** The words of a paragraph that spell the subject's name, as printed. */
 function opening(line: string, s: Subject): string | null {
@@ -73,11 +73,7 @@ function opening(line: string, s: Subject): string | null {
 export async function definitionsFor(db: Queryable, jurisdictionId: string, subjects: Subject[], t: Times) {
   if (!subjects.length) return [];
   const { rows } = await db.query(
-    `WITH RECURSIVE s AS MATERIALIZED (
-       SELECT ref, heading, parent_ref, body, citation_id, document_id, ordinal FROM section WHERE jurisdiction_id = $1 AND valid @> $2::date AND known @> $3::timestamptz),
-     d(ref, document_id, top) AS (
-       SELECT ref, document_id, true FROM s WHERE heading ~* $4
-       UNION SELECT c.ref, c.document_id, false FROM s c JOIN d ON c.parent_ref = d.ref AND c.document_id = d.document_id)
+    `WITH RECURSIVE ${DEFINITION_SECTIONS}
      SELECT s.ref, s.heading, s.body, s.citation_id, bool_or(d.top) AS top, min(s.ordinal) AS ordinal
        FROM d JOIN s USING (ref, document_id) GROUP BY s.document_id, s.ref, s.heading, s.body, s.citation_id ORDER BY min(s.ordinal)`,
     [jurisdictionId, t.asOf, t.knownAsOf, DEFINITIONS_HEADING],

@@ -2,6 +2,8 @@
 // dates asked, and when it holds nothing, why: read from the layer's coverage row (its sources,
 // a problem a source recorded) and from the table that would hold the layer's facts.
 import type { Queryable } from '../../store/db.ts';
+import { DEFINITIONS_HEADING } from '../../store/definitions.ts';
+import type { CoverageSources } from '../../store/place/frame.ts';
 import type { Times } from '../../store/place/resolve.ts';
 
 /**
@@ -19,8 +21,6 @@ interface LayerRead {
 
 const inForce = `jurisdiction_id = $1 AND valid @> $3::date AND known @> $4::timestamptz`;
 
-/** A heading that names the code's definitions (Definitions, Use Definitions & Standards). */
-export const DEFINITIONS_HEADING = '\\mdefinitions?\\M';
 
 const LAYERS: Record<string, LayerRead> = {
   zoning_text: { coverage: 'zoning_text' },
@@ -46,22 +46,23 @@ export interface Held {
   reason: string | null;
 }
 
+/** A coverage row as the place frame holds it (store/place/frame.ts), or as read here. */
 interface CoverageRow {
   layer: string;
   held: boolean;
-  detail: { sources?: Record<string, { held?: boolean; problem?: { stage?: string; at?: string; reason?: string } }> } | null;
+  sources: CoverageSources | null;
 }
 
 /** Whether the layer can be read by `heldLayers`. */
 export const isHeldLayer = (layer: string) => layer in LAYERS;
 
 function problems(row: CoverageRow): string[] {
-  return Object.entries(row.detail?.sources ?? {})
+  return Object.entries(row.sources ?? {})
     .filter(([, s]) => s.problem)
     .map(([key, s]) => `source ${key} failed${s.problem!.stage ? ` at ${s.problem!.stage}` : ''}${s.problem!.at ? ` on ${s.problem!.at.slice(0, 10)}` : ''}: ${s.problem!.reason ?? 'no reason recorded'}`);
 }
 
-const heldSources = (row: CoverageRow) => Object.entries(row.detail?.sources ?? {}).filter(([, s]) => s.held).map(([k]) => k);
+const heldSources = (row: CoverageRow) => Object.entries(row.sources ?? {}).filter(([, s]) => s.held).map(([k]) => k);
 
 /** Why a layer holds nothing, from its coverage row and whether its table holds anything then. */
 function reasonFor(read: LayerRead, row: CoverageRow | undefined, name: string, t: Times): string {
@@ -74,17 +75,26 @@ function reasonFor(read: LayerRead, row: CoverageRow | undefined, name: string, 
   return `${named} ${gap}${failed.length ? `; ${failed.join('; ')}` : ''}`;
 }
 
-/** Whether each layer is held for the jurisdiction on the dates, with the reason when it is not: one statement. */
-export async function heldLayers(db: Queryable, jurisdiction: { id: string; name: string }, layers: string[], t: Times): Promise<Map<string, Held>> {
+/**
+ * Whether each layer is held for the jurisdiction on the dates, with the reason when it is not: at
+ * most one statement, none when the caller has the jurisdiction's coverage rows (its place frame)
+ * and no layer asked needs its table probed (with a probe, the rows are read in the same statement).
+ */
+export async function heldLayers(db: Queryable, jurisdiction: { id: string; name: string }, layers: string[], t: Times, framed?: CoverageRow[]): Promise<Map<string, Held>> {
   const asked = [...new Set(layers)].filter(isHeldLayer);
   const out = new Map<string, Held>();
   if (!asked.length) return out;
   const probed = asked.filter((l) => LAYERS[l].probe);
-  const { rows } = await db.query(
-    `SELECT (SELECT COALESCE(json_agg(c), '[]') FROM (SELECT layer, held, detail FROM coverage WHERE jurisdiction_id = $1 AND layer = ANY($2::text[])) c) AS coverage
-            ${probed.map((l, i) => `, ${LAYERS[l].probe} AS p${i}`).join('')}`,
-    [jurisdiction.id, asked.map((l) => LAYERS[l].coverage), ...(probed.length ? [t.asOf, t.knownAsOf] : [])],
-  );
+  const rows =
+    framed && !probed.length
+      ? [{ coverage: framed }]
+      : (
+          await db.query(
+            `SELECT (SELECT COALESCE(json_agg(c), '[]') FROM (SELECT layer, held, detail->'sources' AS sources FROM coverage WHERE jurisdiction_id = $1 AND layer = ANY($2::text[])) c) AS coverage
+                    ${probed.map((l, i) => `, ${LAYERS[l].probe} AS p${i}`).join('')}`,
+            [jurisdiction.id, asked.map((l) => LAYERS[l].coverage), ...(probed.length ? [t.asOf, t.knownAsOf] : [])],
+          )
+        ).rows;
   const coverage = new Map((rows[0].coverage as CoverageRow[]).map((r) => [r.layer, r]));
   for (const layer of asked) {
     const read = LAYERS[layer];

@@ -6,10 +6,14 @@ import type { Queryable } from '../../store/db.ts';
 
 export type ResolvedTimes = ReturnType<typeof resolveTimes>;
 
-/** The jurisdiction's own timezone, as held. */
-export async function timezoneOf(db: Queryable, jurisdictionId: string): Promise<string> {
+/** The jurisdiction's own timezone, as held; `known` keeps those read already (a batch asks many places). */
+export async function timezoneOf(db: Queryable, jurisdictionId: string, known?: Map<string, string>): Promise<string> {
+  const kept = known?.get(jurisdictionId);
+  if (kept) return kept;
   const { rows } = await db.query('SELECT timezone FROM jurisdiction WHERE id = $1', [jurisdictionId]);
-  return rows[0]?.timezone ?? PROVISIONAL_ZONE;
+  const zone: string = rows[0]?.timezone ?? PROVISIONAL_ZONE;
+  known?.set(jurisdictionId, zone);
+  return zone;
 }
 
 const dates = (v: TimeValue) => (v.kind === 'instant' ? v.date : `${v.from}..${v.to}`);
@@ -23,13 +27,13 @@ export function sameDates(a: ResolvedTimes, b: ResolvedTimes): boolean {
  * Find a place with dates in its own jurisdiction's zone: once provisionally, then again only when
  * the zone moves the dates. `jurisdictionOf` names the jurisdiction of what was found (null: none).
  */
-export async function inOwnZone<R>(db: Queryable, params: { as_of?: TimeSpec; known_as_of?: TimeSpec }, find: (t: ResolvedTimes) => Promise<R>, jurisdictionOf: (r: R) => string | null | undefined) {
+export async function inOwnZone<R>(db: Queryable, params: { as_of?: TimeSpec; known_as_of?: TimeSpec }, find: (t: ResolvedTimes) => Promise<R>, jurisdictionOf: (r: R) => string | null | undefined, zones?: Map<string, string>) {
   const now = new Date();
   const first = resolveTimes(params, PROVISIONAL_ZONE, now);
   const found = await find(first);
   const j = jurisdictionOf(found);
   if (!j) return { times: first, found, timezone: PROVISIONAL_ZONE };
-  const timezone = await timezoneOf(db, j);
+  const timezone = await timezoneOf(db, j, zones);
   const own = resolveTimes(params, timezone, now);
   return { times: own, found: sameDates(first, own) ? found : await find(own), timezone };
 }

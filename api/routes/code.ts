@@ -5,7 +5,7 @@
 // outline, cited. A kind not held is named with the reason, from what the store holds.
 import { ApiError } from '../../core/errors.ts';
 import type { Queryable } from '../../store/db.ts';
-import { type CodeAuthority, type CodeTextsHeld, codeAuthorities, codeTextsHeld, codeTextsInForce, outlineOf } from '../../store/codes.ts';
+import { type CodeAuthority, codeAuthorities, codeTextsHeld, codeTextsInForce, outlineOf } from '../../store/codes.ts';
 import { citationsByIds } from '../../store/evidence.ts';
 import type { Times } from '../../store/place/resolve.ts';
 import { MANIFEST_SOURCE } from '../../store/sources.ts';
@@ -13,7 +13,8 @@ import { timeParams } from '../../core/query/index.ts';
 import { defineRoutes } from '../route.ts';
 import { type Town, townContext, townExtra } from '../town/context.ts';
 import { runsOf, startsOver } from '../town/timeline.ts';
-import { authorityLayers } from './coverage.ts';
+import { authorityLayers } from '../coverage/authority.ts';
+import { whyNoCodeText } from '../town/code-text.ts';
 
 const KINDS = ['zoning', 'subdivision', 'stormwater', 'floodplain', 'building', 'fire'] as const;
 type Kind = (typeof KINDS)[number];
@@ -96,14 +97,6 @@ async function whyNot(db: Queryable, town: Town, kind: Kind, t: Times): Promise<
     return `No ${kind} code of ${name} is held: ${held.titles.length ? `the code texts held (${held.titles.join('; ')}) are read as its zoning code` : 'no code text of it is held'}.`;
   }
   return whyNoCodeText(town, held, t);
-}
-
-/** Why no code text of the town is in force on the date, from what is held of its code texts. */
-export function whyNoCodeText(town: Town, held: CodeTextsHeld, t: Times): string {
-  const name = town.j.name;
-  if (held.sources.length === 0) return `No code text of ${name} is held: no code_text source of it is named.`;
-  if (held.titles.length === 0) return `No text of the code text sources of ${name} (${held.sources.join(', ')}) was loaded as known at ${t.knownAsOf}.`;
-  return `The zoning code text held for ${name} (${held.titles.join('; ')}) is in force from ${held.from}${held.through ? ` to ${held.through}` : ''}; not on ${t.asOf}.`;
 }
 
 /** The coverage block with the authority layer read from the authority rows (as /coverage does). */

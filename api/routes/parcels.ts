@@ -73,7 +73,7 @@ const LOCATOR = {
 };
 
 /** One locator of a batch: every entry is answered, a bad one with status invalid. */
-async function locate(db: Queryable, l: Record<string, any>) {
+async function locate(db: Queryable, l: Record<string, any>, zones: Map<string, string>) {
   const ways = ['address', 'apn', 'parcel', 'lat'].filter((k) => l[k] !== undefined);
   if ((l.lat === undefined) !== (l.lon === undefined)) return { status: 'invalid', detail: 'lat and lon go together' };
   if (ways.length !== 1) return { status: 'invalid', detail: ways.length ? `name the parcel one way, not ${ways.join(' and ')}` : 'name the parcel: address, apn, parcel or lat and lon' };
@@ -83,7 +83,7 @@ async function locate(db: Queryable, l: Record<string, any>) {
     const within = withinBoth(named, l.fips ? await withinFips(db, l.fips) : null) ?? undefined;
     const input = { address: l.address, apn: l.apn, parcel: l.parcel ? [l.parcel] : undefined, point: l.lat !== undefined ? { lat: l.lat, lon: l.lon } : undefined, within };
     // today in the parcel's own jurisdiction
-    const placed = await inOwnZone(db, {}, (z) => resolveLocation(db, input, pointTimes(z.asOf, z.knownAsOf)), (x) => x.jurisdiction);
+    const placed = await inOwnZone(db, {}, (z) => resolveLocation(db, input, pointTimes(z.asOf, z.knownAsOf)), (x) => x.jurisdiction, zones);
     const r = placed.found;
     const t = pointTimes(placed.times.asOf, placed.times.knownAsOf);
     // several parcels fit (best first, the detail says why); several places named alike name no parcel
@@ -181,8 +181,9 @@ export const parcelRoutes = defineRoutes([
     price: { credits: 1, per: 'item', repeatFreeHours: 24, note: 'One credit per parcel returned; free again for a day; an unmatched locator costs nothing.', estimateUnits: (req) => req.body?.item?.length ?? 0 },
     body: { type: 'object', additionalProperties: false, required: ['item'], properties: { item: { type: 'array', minItems: 1, maxItems: 500, items: LOCATOR } } },
     handler: async (req) => {
+      const zones = new Map<string, string>(); // each jurisdiction's timezone, read once per batch
       const items: Array<Record<string, unknown> & { status: string }> = [];
-      for (const l of req.body.item as Array<Record<string, unknown>>) items.push({ input: l, ...(await locate(req.services.pool, l)) });
+      for (const l of req.body.item as Array<Record<string, unknown>>) items.push({ input: l, ...(await locate(req.services.pool, l, zones)) });
       const count = (s: string) => items.filter((i) => i.status === s).length;
       const keys = items.flatMap((i) => ('parcel' in i && i.parcel ? [`parcel:${(i.parcel as { id: string }).id}`] : []));
       return {

@@ -129,7 +129,7 @@ export async function placeAnswer(services: Services, params: Record<string, any
   if (j) {
     const contextTypes: string[] = params.context_type ?? [];
     const asked = [...include, ...(contextTypes.length ? ['context_layer'] : [])].filter(isHeldLayer);
-    const held = await heldLayers(db, j, asked, c.times);
+    const held = await heldLayers(db, j, asked, c.times, c.frame?.coverage);
     const q: PlaceQuery = { jurisdiction: j, include, geojson: placed, point: placed ? c.resolved.point : null, parcels: c.resolved.parcels.map((p) => p.id), held };
     let last: Record<string, unknown>;
     if (c.asOf.kind === 'instant') {

@@ -11,7 +11,7 @@ import { defineRoutes } from '../route.ts';
 import { type Town, townContext, townExtra } from '../town/context.ts';
 import { processAt, wordsOf } from '../town/process.ts';
 import { runsOf, startsOver } from '../town/timeline.ts';
-import { whyNoCodeText } from './code.ts';
+import { whyNoCodeText } from '../town/code-text.ts';
 
 const LAYERS = ['zoning_text'];
 

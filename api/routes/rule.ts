@@ -94,7 +94,7 @@ async function rule(req: { services: Services; params: Record<string, any> }, c:
   const q = { jurisdictionId: j.id, geojson: placed, point: placed ? c.resolved.point : null, uses: req.params.use, controlTypes: req.params.control_type, include, heldLayers: held };
   const known = c.times.knownAsOf;
   // what the store holds of the layers not held and the includes asked, and why not (api/place/held.ts)
-  const state = await heldLayers(db, j, [...LAW_LAYERS.filter((l) => !held.has(l)), ...include], { asOf: asOf.kind === 'instant' ? asOf.date : asOf.to, knownAsOf: known });
+  const state = await heldLayers(db, j, [...LAW_LAYERS.filter((l) => !held.has(l)), ...include], { asOf: asOf.kind === 'instant' ? asOf.date : asOf.to, knownAsOf: known }, c.frame?.coverage);
   const iq = { jurisdictionId: j.id, geojson: placed, point: q.point, include, held: state };
   const at = async (date: string) => {
     const t = { asOf: date, knownAsOf: known };

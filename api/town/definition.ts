@@ -3,7 +3,8 @@
 // headings say purpose, intent, description or character) and the entries of the definitions
 // sections (a section headed Definitions and those under it) whose term is the district's name
 // or code. Each passage is cited; when the text holds none, the definition is withheld with why.
-import { DEFINITIONS_HEADING } from '../place/held.ts';
+import { DEFINITION_SECTIONS, DEFINITIONS_HEADING } from '../../store/definitions.ts';
+import { unmarked } from '../place/definitions.ts';
 import type { Queryable } from '../../store/db.ts';
 import { type CitationView, citationsByIds } from '../../store/evidence.ts';
 import type { Times } from '../../store/place/resolve.ts';
@@ -52,20 +53,13 @@ function namer(d: District): { names: (text: string) => boolean; opens: (text: s
   };
 }
 
-/** A paragraph's list markers ("1. a.", "ii.", "(3)") stripped. */
-const unmarked = (line: string) => line.replace(/^\s*(?:\(?(?:\d{1,3}|[a-z]{1,4})[.)]\)?\s+)+/i, '').trim();
 
 export async function districtDefinitions(db: Queryable, jurisdiction: { id: string; name: string }, districts: District[], t: Times, textHeld: boolean): Promise<Map<string, Definition>> {
   const out = new Map<string, Definition>();
   if (districts.length === 0) return out;
   const refs = [...new Set(districts.map((d) => d.section_ref).filter((r): r is string => Boolean(r)))];
   const { rows } = await db.query(
-    `WITH RECURSIVE s AS MATERIALIZED (
-       SELECT ref, heading, parent_ref, body, citation_id, document_id, ordinal FROM section
-        WHERE jurisdiction_id = $1 AND valid @> $2::date AND known @> $3::timestamptz),
-     d(ref, document_id, top) AS (
-       SELECT ref, document_id, true FROM s WHERE heading ~* $4
-       UNION SELECT c.ref, c.document_id, false FROM s c JOIN d ON c.parent_ref = d.ref AND c.document_id = d.document_id)
+    `WITH RECURSIVE ${DEFINITION_SECTIONS}
      SELECT s.ref, s.heading, s.parent_ref, s.body, s.citation_id, bool_or(d.top) AS top, bool_or(d.ref IS NOT NULL) AS defines, min(s.ordinal) AS ordinal
        FROM s LEFT JOIN d USING (ref, document_id)
       WHERE s.ref = ANY($5::text[]) OR s.parent_ref = ANY($5::text[]) OR d.ref IS NOT NULL

@@ -6,7 +6,7 @@ import { codeTextsHeld, codeTextsInForce } from '../../store/codes.ts';
 import type { Queryable } from '../../store/db.ts';
 import { citationsByIds } from '../../store/evidence.ts';
 import type { Times } from '../../store/place/resolve.ts';
-import { whyNoCodeText } from '../routes/code.ts';
+import { whyNoCodeText } from './code-text.ts';
 import type { Town } from './context.ts';
 
 /** The plans the code text in force names, each passage with its citation. */

@@ -5,9 +5,12 @@ import { TtlMap } from '../../core/ttl-map.ts';
 import { named, type Queryable } from '../db.ts';
 import type { Times } from './resolve.ts';
 
+/** Each source's entry of a coverage row (detail.sources): held, and the latest problem it recorded. */
+export type CoverageSources = Record<string, { held?: boolean; problem?: { stage?: string; at?: string; reason?: string } }>;
+
 export interface Frame {
   jurisdiction: { id: string; name: string; legal_name: string | null; fips_key: string; slug: string; timezone: string };
-  coverage: Array<{ layer: string; held: boolean; tier: string; last_retrieved_at: string | null; last_changed_at: string | null; earliest_retained: string | null }>;
+  coverage: Array<{ layer: string; held: boolean; tier: string; last_retrieved_at: string | null; last_changed_at: string | null; earliest_retained: string | null; sources: CoverageSources | null }>;
   authorities: Array<Record<string, any>>;
   through: number;
   /** a load of the jurisdiction held the knowledge instant (in flight, or its window holds it) */
@@ -20,7 +23,7 @@ export async function loadFrame(db: Queryable, jurisdictionId: string, subjects:
       'place-frame',
       `SELECT (SELECT row_to_json(j) FROM (SELECT id, name, legal_name, fips_key, slug, timezone FROM jurisdiction WHERE id = $1) j) AS jurisdiction,
             (SELECT COALESCE(json_agg(c ORDER BY c.layer), '[]') FROM (
-               SELECT layer, held, tier, last_retrieved_at, last_changed_at, earliest_retained::text FROM coverage WHERE jurisdiction_id = $1) c) AS coverage,
+               SELECT layer, held, tier, last_retrieved_at, last_changed_at, earliest_retained::text, detail->'sources' AS sources FROM coverage WHERE jurisdiction_id = $1) c) AS coverage,
             (SELECT COALESCE(json_agg(a ORDER BY a.subject), '[]') FROM (
                SELECT a.id, a.subject, a.jurisdiction_id, a.governing_jurisdiction_id, a.basis, a.relationship, a.legal_name, a.agency,
                       a.citation_id, lower(a.valid)::text AS effective_from, upper(a.valid)::text AS effective_through, j.fips_key, j.slug, j.name
