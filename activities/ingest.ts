@@ -1,6 +1,6 @@
 // The ingestion activities, built by a factory from their dependencies. These are the only
 // pipeline code that does I/O: reading manifests, fetching, writing blobs and the store.
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -9,14 +9,14 @@ import { localDate } from '../core/time.ts';
 import { fipsKey, type JurisdictionManifest, ManifestError, parseManifestText, type SourceManifest } from '../ingest/manifest.ts';
 import type { BlobStore } from '../store/blobs.ts';
 import { FsBlobStore } from '../store/blobs.ts';
-import type { Pool } from '../store/db.ts';
-import { documentIdFor, markLoaded, recordVersion } from '../store/documents.ts';
 import { withKnowledgeLoad, writeChangeEvents } from '../store/changes.ts';
 import { noteCoverageProblem, upsertCoverage } from '../store/coverage.ts';
-import { jurisdictionIdFor, syncManifest } from '../store/sources.ts';
-import { syncVocabulary } from '../store/vocabulary.ts';
-import { loaderFor, layerOf, docTypeOf, mediaTypeOf } from '../store/load/index.ts';
+import type { Pool } from '../store/db.ts';
+import { documentIdFor, markLoaded, recordVersion } from '../store/documents.ts';
+import { docTypeOf, layerOf, loaderFor, mediaTypeOf } from '../store/load/index.ts';
 import { refreshZoningTextCoverage } from '../store/load/zoning-coverage.ts';
+import { jurisdictionIdFor, ordinanceTextSources, syncManifest } from '../store/sources.ts';
+import { syncVocabulary } from '../store/vocabulary.ts';
 import { type FetchResult, fetchSource } from './fetch.ts';
 
 export const MANIFEST_DIR = resolve(import.meta.dirname, '..', 'ingest', 'manifests');
@@ -158,6 +158,16 @@ export function createIngestActivities(deps: IngestDeps) {
         await syncVocabulary(c, manifest, manifest.jurisdiction.slug);
         return { jurisdictionId: synced.jurisdictionId, sources: synced.sources };
       });
+    },
+
+    /** Sources found in what was loaded: the own texts of the amendments an ordinance list links to. */
+    async derivedSources(jurisdictionId: string): Promise<SourceRef[]> {
+      const client = await deps.pool.connect();
+      try {
+        return await ordinanceTextSources(client, jurisdictionId);
+      } finally {
+        client.release();
+      }
     },
 
     async fetchSource(sourceId: string): Promise<FetchResult> {

@@ -13,6 +13,7 @@ export const SOURCE_KINDS = [
   'recorder_index',
   'permit_feed',
   'case_feed',
+  'ordinance_text', // one ordinance's own text (found through an amendment_list, or named here)
 ] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
@@ -37,6 +38,8 @@ export interface SourceManifest {
   /** what a code's text cannot tell by itself (a code_text source only) */
   hints?: OrdinanceHints;
   redistribution?: 'allowed' | 'restricted';
+  /** the number of the ordinance whose own text this is (an ordinance_text source only) */
+  ordinance?: string;
 }
 
 /** Legend levels a hint may give a mark (the levels of ingest/types.ts PermissionLevel a legend states). */
@@ -166,6 +169,7 @@ const schema = {
             },
           },
           redistribution: { enum: ['allowed', 'restricted'] },
+          ordinance: { type: 'string', minLength: 1 },
         },
       },
     },
@@ -223,6 +227,7 @@ export function checkManifest(value: unknown, name: string): JurisdictionManifes
     if (keys.has(s.key)) throw new ManifestError(name, `/sources/${i}/key`, `names ${s.key} again: each source needs its own key`);
     keys.add(s.key);
     if (s.hints && s.kind !== 'code_text') throw new ManifestError(name, `/sources/${i}/hints`, 'are read for code_text sources only');
+    if ((s.kind === 'ordinance_text') !== Boolean(s.ordinance)) throw new ManifestError(name, `/sources/${i}/ordinance`, s.ordinance ? 'is read for ordinance_text sources only' : 'names the ordinance whose text an ordinance_text source is');
   });
   return m;
 }

@@ -2,7 +2,7 @@
 // itself is kept as a document (authored by us) so that authority facts cite its words.
 import { sha256Hex, stableId } from '../core/ids.ts';
 import { localDate } from '../core/time.ts';
-import { type JurisdictionManifest, fipsKey } from '../ingest/manifest.ts';
+import { fipsKey, type JurisdictionManifest } from '../ingest/manifest.ts';
 import { applyFacts } from './bitemporal.ts';
 import { CitationBatch } from './citations.ts';
 import type { Client } from './db.ts';
@@ -115,4 +115,45 @@ export function objectSpan(text: string, at: number): { start: number; end: numb
     else if (ch === '}' && --depth === 0) return { start, end: i + 1 };
   }
   throw new Error('unbalanced JSON in the manifest text');
+}
+
+const formatOfUrl = (url: string) => {
+  const path = url.split(/[?#]/)[0].toLowerCase();
+  if (path.endsWith('.pdf')) return 'pdf';
+  if (path.endsWith('.md')) return 'markdown';
+  if (path.endsWith('.txt')) return 'text';
+  return 'html';
+};
+
+/**
+ * The own texts of the text and map amendments an amendment list links to, as sources of kind
+ * ordinance_text (one per ordinance, keyed by its number), unless the manifest names that text
+ * itself. Returns them in the ordinance list's order of numbers.
+ */
+export async function ordinanceTextSources(client: Client, jurisdictionId: string): Promise<Array<{ id: string; key: string; kind: string }>> {
+  const { rows } = await client.query(
+    `SELECT o.number, o.title, o.detail->>'href' AS href, s.key AS list_key, s.cadence FROM (
+       SELECT DISTINCT ON (o.id) o.* FROM ordinance o
+        WHERE o.jurisdiction_id = $1 AND upper_inf(o.known) AND o.kind IN ('text_amendment', 'map_amendment')
+        ORDER BY o.id, upper_inf(o.valid) DESC, lower(o.valid) DESC) o
+       JOIN source s ON s.id = o.source_id AND s.kind = 'amendment_list'
+      WHERE o.detail->>'href' ~ '^(https?|file):'
+        AND NOT EXISTS (SELECT 1 FROM source d WHERE d.jurisdiction_id = $1 AND d.kind = 'ordinance_text'
+                          AND d.manifest->>'ordinance' = o.number AND d.manifest->>'derived_from' IS NULL)
+      ORDER BY o.number`,
+    [jurisdictionId],
+  );
+  const out = [];
+  for (const r of rows) {
+    const key = `ordinance-${String(r.number).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')}`;
+    const manifest = { key, kind: 'ordinance_text', title: `Ordinance ${r.number}: ${r.title}`, url: r.href, format: formatOfUrl(r.href), cadence: r.cadence, ordinance: r.number, derived_from: r.list_key };
+    const id = sourceIdFor(jurisdictionId, key);
+    await client.query(
+      `INSERT INTO source (id, jurisdiction_id, key, kind, url, format, cadence, manifest) VALUES ($1,$2,$3,'ordinance_text',$4,$5,$6,$7)
+       ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, format = EXCLUDED.format, cadence = EXCLUDED.cadence, manifest = EXCLUDED.manifest`,
+      [id, jurisdictionId, key, manifest.url, manifest.format, manifest.cadence, manifest],
+    );
+    out.push({ id, key, kind: 'ordinance_text' });
+  }
+  return out;
 }

@@ -2,7 +2,7 @@
 // Business ids: ingest:<jurisdiction> and ingest-source:<source id>.
 import { executeChild, proxyActivities } from '@temporalio/workflow';
 import type { IngestActivities, SourceRef } from '../activities/ingest.ts';
-import { type IngestActs, type JurisdictionOutcome, type SourceOutcome, ingestJurisdiction, ingestSource } from './logic.ts';
+import { type IngestActs, ingestJurisdiction, ingestSource, type JurisdictionOutcome, type SourceOutcome } from './logic.ts';
 import { FETCH_RETRY, FETCH_TIMEOUT, LOAD_HEARTBEAT, LOAD_RETRY, LOAD_TIMEOUT, QUICK_RETRY, QUICK_TIMEOUT, temporalRetry } from './policies.ts';
 
 const quick = proxyActivities<IngestActivities>({ startToCloseTimeout: QUICK_TIMEOUT, retry: temporalRetry(QUICK_RETRY) });
@@ -12,6 +12,7 @@ const loader = proxyActivities<IngestActivities>({ startToCloseTimeout: LOAD_TIM
 const acts: IngestActs = {
   listJurisdictions: quick.listJurisdictions,
   syncJurisdiction: quick.syncJurisdiction,
+  derivedSources: quick.derivedSources,
   fetchSource: fetcher.fetchSource,
   recordVersion: quick.recordVersion,
   loadVersion: loader.loadVersion,

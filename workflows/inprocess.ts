@@ -2,7 +2,7 @@
 // activities, with the same retry policies. Not part of the workflow bundle.
 import { ApplicationFailure } from '@temporalio/common';
 import type { IngestActivities, SourceRef } from '../activities/ingest.ts';
-import { type IngestActs, type JurisdictionOutcome, type SourceOutcome, ingestJurisdiction, ingestSource } from './logic.ts';
+import { type IngestActs, ingestJurisdiction, ingestSource, type JurisdictionOutcome, type SourceOutcome } from './logic.ts';
 import { FETCH_RETRY, LOAD_RETRY, QUICK_RETRY, type RetryPolicy } from './policies.ts';
 
 export interface RunnerHooks {
@@ -37,6 +37,7 @@ export function bindInProcess(a: IngestActivities, hooks: RunnerHooks = {}): Ing
   return {
     listJurisdictions: retrying('listJurisdictions', a.listJurisdictions, QUICK_RETRY, hooks),
     syncJurisdiction: retrying('syncJurisdiction', a.syncJurisdiction, QUICK_RETRY, hooks),
+    derivedSources: retrying('derivedSources', a.derivedSources, QUICK_RETRY, hooks),
     fetchSource: retrying('fetchSource', a.fetchSource, FETCH_RETRY, hooks),
     recordVersion: retrying('recordVersion', a.recordVersion, QUICK_RETRY, hooks),
     loadVersion: retrying('loadVersion', a.loadVersion, LOAD_RETRY, hooks),

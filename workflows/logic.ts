@@ -7,6 +7,7 @@ import type { LoadSummary, SourceRef, VersionStep } from '../activities/ingest.t
 export interface IngestActs {
   listJurisdictions(): Promise<string[]>;
   syncJurisdiction(slug: string): Promise<{ jurisdictionId: string; sources: SourceRef[] }>;
+  derivedSources(jurisdictionId: string): Promise<SourceRef[]>;
   fetchSource(sourceId: string): Promise<FetchResult>;
   recordVersion(sourceId: string, fetched: FetchResult): Promise<VersionStep>;
   loadVersion(sourceId: string, versionId: string): Promise<LoadSummary>;
@@ -38,7 +39,7 @@ export function reason(err: unknown): string {
   return e?.message ?? String(err);
 }
 
-const KIND_ORDER = ['amendment_list', 'district_list', 'code_text', 'district_map', 'overlay_map', 'parcel_layer', 'assessor_roll', 'recorder_index', 'permit_feed', 'case_feed'];
+const KIND_ORDER = ['amendment_list', 'district_list', 'code_text', 'district_map', 'overlay_map', 'parcel_layer', 'assessor_roll', 'recorder_index', 'permit_feed', 'case_feed', 'ordinance_text'];
 
 /** Ordinances first (they date the changes of the code and maps), lists and code before maps (maps link to districts), parcels before rolls (rolls join parcels). */
 export function loadOrder(sources: SourceRef[]): SourceRef[] {
@@ -73,5 +74,8 @@ export async function ingestJurisdiction(
   const j = await acts.syncJurisdiction(slug);
   const sources: SourceOutcome[] = [];
   for (const src of loadOrder(j.sources)) sources.push(await runSource(src));
+  // then what those sources link to (an ordinance list's amendments' own texts), in the same run
+  const declared = new Set(j.sources.map((s) => s.id));
+  for (const src of await acts.derivedSources(j.jurisdictionId)) if (!declared.has(src.id)) sources.push(await runSource(src));
   return { jurisdiction: slug, jurisdictionId: j.jurisdictionId, sources };
 }

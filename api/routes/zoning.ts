@@ -3,21 +3,22 @@
 // Accept. A use the ordinance never names is absent from allowances: that is not a prohibition.
 import { ApiError, invalid, notFound } from '../../core/errors.ts';
 import { isId } from '../../core/ids.ts';
+import { parseBbox } from '../../core/query/bbox.ts';
+import { timeParams } from '../../core/query/index.ts';
 import { PROVISIONAL_ZONE, resolveTimes, type TimeSpec } from '../../core/time.ts';
 import type { Queryable } from '../../store/db.ts';
 import { heldFor, lastAmendments, mapCitations } from '../../store/district-standing.ts';
 import { type CitationView, citationsByIds } from '../../store/evidence.ts';
 import { containment } from '../../store/jurisdictions.ts';
+import { loadFrame } from '../../store/place/frame.ts';
 import { apartSlivers, controlsFor, districtShares, permissionsFor, type Share, sliverView, unlistedUseRule } from '../../store/place/law.ts';
 import { resolveLocation, type Times } from '../../store/place/resolve.ts';
-import { defineRoutes, type Req } from '../route.ts';
-import { timeParams } from '../../core/query/index.ts';
 import { coverageBlock, knownUses, settledNotice, settleKnown } from '../place/common.ts';
-import { loadFrame } from '../../store/place/frame.ts';
-import { continueWalk, listSignature, type ListWalk, pageAfter } from '../place/pages.ts';
+import { continueWalk, type ListWalk, listSignature, pageAfter } from '../place/pages.ts';
 import { adoptionView, appliesOverView, precedenceView } from '../place/standing.ts';
 import { inOwnZone, type ResolvedTimes } from '../place/zone.ts';
-import { parseBbox } from '../../core/query/bbox.ts';
+import { defineRoutes, type Req } from '../route.ts';
+import { type ProposedChange, proposedChanges } from '../town/proposed.ts';
 import { jurisdictionByRef } from './jurisdiction.ts';
 
 const RESULT: Record<string, string> = { by_right: 'permitted', permitted_with_standards: 'permitted', administrative_approval: 'conditional', conditional_use: 'conditional', prohibited: 'prohibited', unknown: 'unknown' };
@@ -270,13 +271,20 @@ export const zoningRoutes = defineRoutes([
       }
       if (p.kind) list = list.filter((r) => r.kind === p.kind);
       let extra: Record<string, unknown> = {};
+      let proposed: Awaited<ReturnType<typeof proposedChanges>> | null = null;
       if (p.legal_status === 'proposed') {
-        // No proposed classification is parsed from a pending ordinance's text: the list is empty,
-        // and the ordinances pending at as_of that would change classifications are named.
-        list = [];
+        // the classifications an instruction of a pending amendment would change, checked against the law held
         const pending = await pendingOrdinances(db, jurisdictionId, t);
-        extra = { pending_ordinance: pending };
-        notice.push(pendingNotice(pending, t.asOf));
+        proposed = await proposedChanges(db, jurisdictionId, t, pending, async (ids) => {
+          const m = await citationsByIds(db, ids);
+          return (id) => inline(m.get(id ?? ''));
+        });
+        const changed = proposed.byDistrict;
+        list = list.filter((x) => changed.has(x.id));
+        const read = proposed.read;
+        const views = proposed.views;
+        extra = { pending_ordinance: pending.map((o) => ({ ...o, text_read: read.has(o.id), instruction: views.get(o.id) ?? [] })) };
+        notice.push(pendingNotice(pending, t.asOf, read, changed.size));
       }
       if (use) {
         const speaks = (await permissionsFor(db, list.map((x) => x.id), t, [use])).filter((a) => !p.result || RESULT[a.level] === p.result);
@@ -291,6 +299,7 @@ export const zoningRoutes = defineRoutes([
         rows = (await districtsWhere(db, 'd.id = ANY($3::text[])', [[...onPage]], t, withGeometry)).sort((a, b) => at.get(a.id)! - at.get(b.id)!);
       }
       const out = await zoningObjects(req, rows, t, use);
+      if (proposed) for (const o of out) asProposed(o.obj, proposed.byDistrict.get(dst(String(o.obj.id))) ?? [], t.asOf);
       // at a place: the share of it each classification covers, and whether it covers the point asked
       for (const o of out) {
         const s = atPlace?.get(o.obj.id === undefined ? '' : dst(String(o.obj.id)));
@@ -398,17 +407,37 @@ async function pendingOrdinances(db: Queryable, jurisdictionId: string, t: Times
   }));
 }
 
-function pendingNotice(pending: PendingOrdinance[], asOf: string) {
-  const named = pending.map((o) => `${o.number ?? o.id} (${o.title}; ${o.kind.replace('_', ' ')}, ${o.status}${o.introduced_on ? ` ${o.introduced_on}` : ''})`);
+function pendingNotice(pending: PendingOrdinance[], asOf: string, read: Set<string>, changed: number) {
+  const unread = pending.filter((o) => !read.has(o.id));
+  const named = unread.map((o) => `${o.number ?? o.id} (${o.title}; ${o.kind.replace('_', ' ')}, ${o.status}${o.introduced_on ? ` ${o.introduced_on}` : ''})`);
   return {
-    code: 'proposed_classification_not_parsed',
+    code: unread.length ? 'proposed_text_not_read' : 'proposed_classifications',
     severity: 'info',
-    detail: pending.length
-      ? `No proposed classification is listed: ${pending.length === 1 ? 'an amendment was' : `${pending.length} amendments were`} pending on ${asOf} that could change classifications, but ${pending.length === 1 ? 'its text is' : 'their texts are'} not parsed into classifications: ${named.join('; ')}. They are listed in pending_ordinance.`
-      : `No amendment that would change classifications was pending on ${asOf}, as far as the ordinances held show.`,
+    detail: !pending.length
+      ? `No amendment that would change classifications was pending on ${asOf}, as far as the ordinances held show.`
+      : `${pending.length} ${pending.length === 1 ? 'amendment was' : 'amendments were'} pending on ${asOf}; ${changed} ${changed === 1 ? 'classification' : 'classifications'} would change by the instructions read from their texts (each listed in pending_ordinance with what became of it).${unread.length ? ` The own text of ${named.join('; ')} is not held, so what ${unread.length === 1 ? 'it' : 'they'} would change is not known.` : ''}`,
     count: pending.length,
     subject: pending.map((o) => o.id),
   };
+}
+
+/** A classification as a pending amendment would make it: the changes, applied to its standards where they are shown. */
+function asProposed(obj: Record<string, unknown>, changes: ProposedChange[], asOf: string) {
+  obj.legal_status = 'proposed';
+  obj.effective = { from: null, to: null };
+  const withheld = [{ field: 'effective', reason: `Pending on ${asOf}: not adopted, so no date it would take effect is stated.` }];
+  if (changes.some((c) => c.field_path === 'geometry')) {
+    obj.mapped_area_m2 = null;
+    if ('geometry' in obj) obj.geometry = null;
+    withheld.push(...changes.flatMap((c) => c.withheld ?? []).filter((w) => w.field === 'geometry'));
+  }
+  const standards = obj.standards as Array<{ type: string; value: unknown; text: string }> | undefined;
+  for (const c of changes) {
+    const standard = standards?.find((s) => `standards.${s.type}` === c.field_path && s.text === (c.current as { text?: string })?.text);
+    const to = c.proposed as { value: unknown; text: string | null };
+    if (standard) Object.assign(standard, { value: to.value, text: to.text, proposed: true });
+  }
+  obj.proposed = { changes, withheld };
 }
 
 // A query parameter that names nothing is 422 naming it (rules 1.2.3, 1.2.4); 404 is for path ids.

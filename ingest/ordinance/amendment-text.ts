@@ -3,9 +3,10 @@
 // district's row, or move land on the zoning map from one district to another. Read from the
 // sentence's structure (target, verbs, quoted passages, district codes), never from one town's
 // wording; a sentence that amends something in a way not read is kept as `unread` with why.
+
+import type { ParseIssue } from '../types.ts';
 import { readDocument } from './document.ts';
 import { kindOf, unitWord } from './lexicon.ts';
-import type { ParseIssue } from '../types.ts';
 
 export interface DistrictRef {
   code: string;
@@ -49,7 +50,8 @@ const REPLACE = new RegExp(
 );
 // "replacing "A" with "B""
 const REPLACE_WITH = new RegExp(`\\breplac\\w*\\b([^${OPEN}${CLOSE}]*?)${QUOTED}\\s+(?:with|by)\\s+${QUOTED}\\s*([A-Za-z.]+)?`, 'gi');
-const AMENDS = /\b(?:amend\w*|rezon\w*)\b/i;
+const AMENDS = /\b(?:amend\w*|rezon\w*|repeal\w*)\b/i;
+const REPEALS = /\brepeal\w*\b/i;
 const TABLE = /\bTable\s+([0-9A-Z][\w.-]*\w)/;
 const SECTION = /(?:\b(?:Section|Sec\.|Article)|§+)\s*([0-9][\w.-]*\w(?:\([A-Za-z0-9]+\))*)/;
 const MAP = /\b(?:zoning|district)\s+map\b|\brezon\w*/i;
@@ -162,6 +164,7 @@ function readSentence(text: string, start: number, end: number): AmendmentInstru
     return [{ ...base, target: 'map', reason: 'names no district the land moves from and to' }];
   }
   if (STRIKE.test(body)) return [{ ...base, reason: 'strikes text without quoting what replaces it' }];
+  if (REPEALS.test(body)) return [{ ...base, reason: 'repeals a provision whole; what it removes from each district is not read' }];
   return [{ ...base, reason: 'amends in a way not read (no quoted passage struck and inserted, no district change)' }];
 }
 
@@ -183,6 +186,6 @@ export async function parseAmendmentText(bytes: Uint8Array, mediaType: string): 
   const issues: ParseIssue[] = [];
   const doc = await readDocument(bytes, mediaType, issues);
   const instructions = readAmendmentText(doc.text, doc.paragraphs);
-  if (instructions.length === 0) issues.push({ severity: 'info', code: 'no_amendment_instruction', detail: 'no sentence of the text amends a section, a table or the zoning map' });
+  if (instructions.length === 0) issues.push({ severity: 'warning', code: 'no_amendment_instruction', detail: 'no sentence of the text amends a section, a table or the zoning map' });
   return { text: doc.text, instructions, issues };
 }

@@ -2,12 +2,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Format, SourceKind } from '../../ingest/manifest.ts';
 import { nulAt } from '../../ingest/nul.ts';
-import type { Loader } from './context.ts';
 import { loadCodeText } from './code-text.ts';
+import type { Loader } from './context.ts';
 import { loadDistrictList } from './district-list.ts';
 import { mapLoader } from './maps.ts';
-import { loadParcels } from './parcels.ts';
+import { loadOrdinanceText } from './ordinance-text.ts';
 import { loadOrdinances } from './ordinances.ts';
+import { loadParcels } from './parcels.ts';
 import { loadProperties } from './properties.ts';
 import { loadFeed, loadRecorder } from './records.ts';
 
@@ -36,6 +37,7 @@ const LOADERS: Partial<Record<SourceKind, Loader>> = {
   recorder_index: loadRecorder,
   permit_feed: loadFeed,
   case_feed: loadFeed,
+  ordinance_text: refusingNul(loadOrdinanceText),
 };
 
 export function loaderFor(kind: string): Loader {
@@ -57,13 +59,14 @@ export function layerOf(kind: string): string {
     recorder_index: 'recorder',
     permit_feed: 'permit',
     case_feed: 'case',
+    ordinance_text: 'ordinance_text',
   };
   return layers[kind] ?? kind;
 }
 
 export function docTypeOf(kind: string): string {
   if (kind === 'code_text') return 'code';
-  if (kind === 'amendment_list') return 'ordinance';
+  if (kind === 'amendment_list' || kind === 'ordinance_text') return 'ordinance';
   if (kind === 'district_map' || kind === 'overlay_map' || kind === 'parcel_layer') return 'map';
   if (kind === 'assessor_roll') return 'roll';
   return 'feed';

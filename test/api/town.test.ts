@@ -386,32 +386,56 @@ describe('/place over an interval', () => {
 });
 
 describe('legal_status=proposed', () => {
-  test('no proposed classification is parsed: an empty list with the pending ordinance 2026-03 named', async () => {
+  const numbers = (r: { body: { pending_ordinance: Array<{ number: string }> } }) => r.body.pending_ordinance.map((o) => o.number);
+
+  test("2026-03's own text is read: its instruction is checked against Section 6.1 and changes no classification", async () => {
     const r = await get('/v1/zoning?jurisdiction=millbrook-ma&legal_status=proposed');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ object: 'list', data: [], has_more: false });
     expect(r.body.pending_ordinance).toEqual([
-      expect.objectContaining({ number: '2026-03', title: 'Accessory Dwelling Units: Floor Area', kind: 'text_amendment', status: 'introduced', introduced_on: '2026-02-10', adopted_on: null, citation: expect.objectContaining({ passage: expect.stringContaining('2026-03') }) }),
+      expect.objectContaining({ number: '2026-03', title: 'Accessory Dwelling Units: Floor Area', kind: 'text_amendment', status: 'introduced', introduced_on: '2026-02-10', adopted_on: null, text_read: true, citation: expect.objectContaining({ passage: expect.stringContaining('2026-03') }) }),
     ]);
+    const [instruction] = r.body.pending_ordinance[0].instruction;
+    expect(instruction).toMatchObject({ action: 'replace', target: 'section', ref: '6.1', state: 'text_only' });
+    expect(instruction.detail).toMatch(/"900 square feet" becomes "1,000 square feet"/);
+    expect(instruction.citation.passage).toMatch(/^Section 1\. Section 6\.1 of the Zoning Ordinance is proposed to be amended by striking "900 square feet"/);
     const [notice] = r.body.notice;
-    expect(notice).toMatchObject({ code: 'proposed_classification_not_parsed', count: 1, subject: [r.body.pending_ordinance[0].id] });
-    expect(notice.detail).toMatch(/2026-03 \(Accessory Dwelling Units: Floor Area/);
+    expect(notice).toMatchObject({ code: 'proposed_classifications', count: 1, subject: [r.body.pending_ordinance[0].id] });
     const adopted = await get('/v1/zoning?jurisdiction=millbrook-ma');
     expect(adopted.body.data.length).toBe(4);
     expect(adopted.body.notice).toBeUndefined();
   });
 
-  test('as of a date before the v2 amendments were adopted, they were pending too', async () => {
-    const r = await get('/v1/zoning?jurisdiction=millbrook-ma&legal_status=proposed&as_of=2026-04-01');
-    expect(r.body.data).toEqual([]);
+  test('as of a date the v2 amendments were pending: R-1 with its front setback 20 ft, VC gaining and R-2 losing 221 Main St', async () => {
+    const r = await get('/v1/zoning?jurisdiction=millbrook-ma&legal_status=proposed&as_of=2026-04-01&include=standard');
     expect(r.body.pending_ordinance.map((o: { number: string; status: string }) => [o.number, o.status])).toEqual([
       ['2026-03', 'introduced'],
       ['2026-07', 'introduced'],
       ['2026-08', 'introduced'],
       ['2026-09', 'introduced'],
     ]);
+    const z = Object.fromEntries(r.body.data.map((x: { code: string }) => [x.code, x]));
+    expect(Object.keys(z).sort()).toEqual(['R-1', 'R-2', 'VC']);
+    for (const x of Object.values(z) as Array<Record<string, unknown>>) expect(x).toMatchObject({ legal_status: 'proposed', effective: { from: null, to: null } });
+    const [setback] = z['R-1'].proposed.changes;
+    expect(setback).toMatchObject({ field_path: 'standards.dimensional.setback_front', current: { value: { min: 25, unit: 'ft' }, text: '25' }, proposed: { value: { min: 20, unit: 'ft' }, text: '20' }, ordinance: { number: '2026-07' } });
+    expect(setback.instruction.citation.passage).toContain('in the row for the R-1 District by striking the minimum front setback of "25" feet');
+    expect(z['R-1'].standards.find((s: { type: string }) => s.type === 'dimensional.setback_front')).toMatchObject({ value: { min: 20 }, proposed: true });
+    // the land moves on a plan not held: the boundary is withheld, the parcel the address names is given
+    const [gains] = z.VC.proposed.changes;
+    expect(gains).toMatchObject({ field_path: 'geometry', proposed: { change: 'adds', from: 'R-2', parcel: [parcel['4-15']], land: '221 Main Street' }, ordinance: { number: '2026-08' } });
+    expect(z.VC.mapped_area_m2).toBeNull();
+    expect(z.VC.proposed.withheld.map((w: { field: string }) => w.field)).toEqual(['effective', 'geometry']);
+    expect(z['R-2'].proposed.changes[0].proposed).toMatchObject({ change: 'loses', to: 'VC' });
+    // 2026-09 repeals a section: read as an instruction not read, and said so
+    const repeal = r.body.pending_ordinance.find((o: { number: string }) => o.number === '2026-09');
+    expect(repeal.instruction).toEqual([expect.objectContaining({ state: 'unread', ref: '6.2' })]);
+    // as known before v2 was read, only 2026-03 was known to be pending
+    const known = await get('/v1/zoning?jurisdiction=millbrook-ma&legal_status=proposed&as_of=2026-04-01&known_as_of=2026-03-20');
+    expect(numbers(known)).toEqual(['2026-03']);
+    expect(known.body.data).toEqual([]);
     const atPlace = await get(`/v1/zoning?parcel=${parcel['4-15']}&legal_status=proposed`);
-    expect(atPlace.body.pending_ordinance.map((o: { number: string }) => o.number)).toEqual(['2026-03']);
+    expect(numbers(atPlace)).toEqual(['2026-03']);
   });
 });
 

@@ -13,7 +13,7 @@ import type { JurisdictionOutcome, SourceOutcome } from '../../workflows/logic.t
 import { type PipelineHarness, pipelineHarness, syntheticManifests } from '../helpers/pipeline.ts';
 import { call, createTestOrg, startTestServer } from '../helpers/server.ts';
 import { type SyntheticSite, siteFile, startSyntheticSite } from '../helpers/synthetic-site.ts';
-import { type Breakage, FACT_TABLES, RULES_PDF, breakages, heldBySource, seeded } from './breakage.ts';
+import { type Breakage, breakages, FACT_TABLES, heldBySource, RULES_PDF, seeded } from './breakage.ts';
 
 const T1 = new Date('2026-03-05T12:00:00Z');
 const T2 = new Date('2026-04-21T12:00:00Z');
@@ -97,6 +97,13 @@ describe('then every source broken at once, while the site moves on to version 2
       'registry-index': { state: 'loaded', stage: null },
       permits: { state: 'failed', stage: 'fetch' },
       cases: { state: 'loaded', stage: null },
+      // the amendments' own texts the ordinance list links to: those of v1 unchanged, v2's new
+      'ordinance-2022-04': { state: 'unchanged', stage: null },
+      'ordinance-2023-02': { state: 'unchanged', stage: null },
+      'ordinance-2026-03': { state: 'unchanged', stage: null },
+      'ordinance-2026-07': { state: 'loaded', stage: null },
+      'ordinance-2026-08': { state: 'loaded', stage: null },
+      'ordinance-2026-09': { state: 'loaded', stage: null },
     });
     for (const b of breaks) if (b.error) expect(src(broken, b.source).error, b.source).toMatch(b.error);
     expect(src(broken, 'registry-index').newVersion).toBe(true);

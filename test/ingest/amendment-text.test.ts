@@ -41,6 +41,11 @@ test('an order in another shape: curly quotes, deleting and substituting, map an
   expect(r.instructions).toHaveLength(4);
 });
 
+test('a repeal is kept as an instruction not read, with why', async () => {
+  const r = await parseAmendmentText(await fixture('synthetic-town/v2/clerk/ord/2026-09.html'), 'text/html');
+  expect(r.instructions).toEqual([expect.objectContaining({ action: 'unread', target: 'section', ref: '6.2', reason: expect.stringMatching(/^repeals/) })]);
+});
+
 test('an ordinance that amends nothing says so', async () => {
   const r = await parseAmendmentText(new TextEncoder().encode('<p>An ordinance regulating noise. No person shall operate a leaf blower before 8 a.m.</p>'), 'text/html');
   expect(r.instructions).toEqual([]);

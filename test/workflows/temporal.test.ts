@@ -5,15 +5,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createIngestActivities, type IngestActivities } from '../../activities/ingest.ts';
+import { WORKFLOWS_PATH } from '../../bin/temporal.ts';
 import { createLogger } from '../../core/log.ts';
 import { FsBlobStore } from '../../store/blobs.ts';
 import { createPool, type Pool } from '../../store/db.ts';
 import { bindInProcess } from '../../workflows/inprocess.ts';
 import { ingestJurisdiction, ingestSource } from '../../workflows/logic.ts';
-import { WORKFLOWS_PATH } from '../../bin/temporal.ts';
 import { freshDatabase } from '../helpers/databases.ts';
 import { buildHistory, type Step } from '../helpers/history.ts';
 
@@ -110,7 +110,12 @@ describe('replay', () => {
     const acts = bindInProcess(activities);
     const sync = await acts.syncJurisdiction('somerville-ma');
     steps.push({ kind: 'activity', name: 'syncJurisdiction', args: ['somerville-ma'], result: sync });
-    const outcome = await ingestJurisdiction({ ...acts, syncJurisdiction: async () => sync }, 'somerville-ma', async (src) => {
+    const derivedSources = async (id: string) => {
+      const r = await acts.derivedSources(id);
+      steps.push({ kind: 'activity', name: 'derivedSources', args: [id], result: r });
+      return r;
+    };
+    const outcome = await ingestJurisdiction({ ...acts, syncJurisdiction: async () => sync, derivedSources }, 'somerville-ma', async (src) => {
       const r = await ingestSource(acts, src);
       steps.push({ kind: 'child', workflowType: 'ingestSourceWorkflow', workflowId: `ingest-source:${src.id}`, args: [src], result: r });
       return r;
