@@ -12,12 +12,15 @@ export async function startsOver(db: Queryable, jurisdictionId: string, from: st
   return [from, ...[...new Set([...facts, ...maps])].sort()];
 }
 
-/** values[i] holds from starts[i] to the day before starts[i + 1] (the last through `to`); equal neighbours merge. */
-export function runsOf<T>(starts: string[], to: string, values: T[]): Array<Segment<T>> {
+/**
+ * values[i] holds from starts[i] to the day before starts[i + 1] (the last through `to`); equal
+ * neighbours merge (compared by `same`, e.g. with the date a value names left out; the first is kept).
+ */
+export function runsOf<T>(starts: string[], to: string, values: T[], same: (value: T, start: string) => string = (v) => JSON.stringify(v)): Array<Segment<T>> {
   const out: Array<Segment<T>> = [];
   let previous = '';
   for (const [i, from] of starts.entries()) {
-    const key = JSON.stringify(values[i]);
+    const key = same(values[i], from);
     const end = i + 1 < starts.length ? addDays(starts[i + 1], -1) : to;
     if (out.length > 0 && key === previous) out[out.length - 1].to = end;
     else out.push({ from, to: end, value: values[i] });

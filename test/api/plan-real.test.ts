@@ -119,14 +119,29 @@ describe('Somerville: the plans its zoning text names', () => {
     const before = await get('/jurisdiction/somerville-ma/plan?as_of=2000-01-01');
     expect(before.status).toBe(501);
     expect(before.body.detail.error.detail).toMatch(/is in force from \d{4}-\d{2}-\d{2}; not on 2000-01-01\. The 2 future land use map version\(s\) held for Somerville take effect from 2012-04-19; none is in force on 2000-01-01\.$/);
+    // an interval: each plan in force on some day of it, with the runs over which it read the same
+    const during = await get(`/jurisdiction/somerville-ma/plan?as_of=${encodeURIComponent('from:2018-01-01 to:2020-06-30')}`);
+    expect(during.status).toBe(200);
+    const segments = (version: string) => during.body.item.find((p: Plan) => p.basis === 'future_land_use_map' && p.segment.some((x: Plan) => x.plan?.map_version === version)).segment.map((x: Plan) => [x.from, x.to, x.plan?.map_version ?? null]);
+    expect(segments('map_flu1')).toEqual([['2018-01-01', '2019-12-31', 'map_flu1'], ['2020-01-01', '2020-06-30', null]]);
+    expect(segments('map_flu2')).toEqual([['2018-01-01', '2019-12-31', null], ['2020-01-01', '2020-06-30', 'map_flu2']]);
+    // the code text's plans from the day it is in force, one run each however many facts change on other days
+    const today = new Date().toISOString().slice(0, 10);
+    const long = await get(`/jurisdiction/somerville-ma/plan?as_of=${encodeURIComponent(`from:2018-01-01 to:${today}`)}`);
+    const comprehensive = byName(long.body.item, 'Comprehensive Plan').segment;
+    console.log(JSON.stringify(comprehensive.map((x: Plan) => [x.from, x.to, Boolean(x.plan)])));
+    expect(comprehensive.map((x: Plan) => Boolean(x.plan))).toEqual([false, true]);
+    expect(byName(long.body.item, 'SomerVision Future Land Use Map').segment).toHaveLength(2);
+    for (const p of long.body.item) expect(p.segment.length, p.name).toBeLessThanOrEqual(2);
+    expect(comprehensive[1].plan.definition.status).toBe('stated');
     await sql(`DELETE FROM map_version WHERE document_id = 'doc_flutest'`);
     await sql(`DELETE FROM document WHERE id = 'doc_flutest'`);
   });
 
-  test('an interval as_of is 422 naming as_of; a jurisdiction naming nothing is 404', async () => {
-    const r = await get('/jurisdiction/somerville-ma/plan?as_of=2020-01-01/2026-01-01');
-    expect(r.status).toBe(422);
-    expect(r.body.detail.error).toMatchObject({ field: 'as_of' });
+  test('an interval before any plan is in force is 501 with the reason; a jurisdiction naming nothing is 404', async () => {
+    const r = await get(`/jurisdiction/somerville-ma/plan?as_of=${encodeURIComponent('from:1990-01-01 to:1990-12-31')}`);
+    expect(r.status).toBe(501);
+    expect(r.body.detail.error.detail).toMatch(/^No plan is in force on any day from 1990-01-01 to 1990-12-31: on 1990-12-31, /);
     const none = await get('/jurisdiction/no-such-town-zz/plan');
     expect(none.status).toBe(404);
   });
