@@ -38,8 +38,6 @@ export interface Collection {
   bitemporal: boolean;
   /** map_version.layer whose first effective date opens the temporal extent */
   versionLayer: string | null;
-  /** spatial extent: the planner's estimate of the table's column, else the exact extent */
-  extent: { table: string; column: string; where: string };
   properties: Property[];
 }
 
@@ -83,7 +81,6 @@ const areaCollection = (id: string, kind: 'base' | 'overlay', title: string, des
   geometryFormat: 'geometry-multipolygon',
   bitemporal: true,
   versionLayer,
-  extent: { table: 'district_area', column: 'geom', where: `kind = '${kind}'` },
   properties: areaProperties,
 });
 
@@ -104,7 +101,6 @@ export const COLLECTIONS: Collection[] = [
     geometryFormat: 'geometry-multipolygon',
     bitemporal: true,
     versionLayer: 'parcel',
-    extent: { table: 'parcel', column: 'geom', where: 'geom IS NOT NULL' },
     properties: [
       p('jurisdiction', 't.jurisdiction_id', 'string', 'Jurisdiction (jur_ id)'),
       p('parcel_key', 't.parcel_key', 'string', "The publisher's parcel id (e.g. map-lot)"),
@@ -127,7 +123,6 @@ export const COLLECTIONS: Collection[] = [
     geometryFormat: 'geometry-multipolygon',
     bitemporal: false,
     versionLayer: null,
-    extent: { table: 'jurisdiction', column: 'boundary', where: 'boundary IS NOT NULL' },
     properties: [
       p('slug', 't.slug', 'string', 'Slug'),
       p('name', 't.name', 'string', 'Name'),

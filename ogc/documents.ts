@@ -1,8 +1,9 @@
 // The JSON documents around the features: landing page, collection descriptions with their
 // extents, and the links between them. Every link is absolute.
 import type { Req } from '../api/route.ts';
-import type { Queryable as Db } from '../store/db.ts';
-import { COLLECTIONS, type Collection } from './collections.ts';
+import type { Collection } from './collections.ts';
+import type { Extent } from './extents.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT } from './params.ts';
 import { CRS84, CRS_URIS } from './crs.ts';
 
 export const OGC_PATH = '/map/ogc';
@@ -45,30 +46,6 @@ export function landingPage(req: Req) {
   };
 }
 
-export interface Extent {
-  bbox: [number, number, number, number] | null;
-  /** first effective date of the collection's map versions */
-  from: string | null;
-}
-
-/**
- * Extents of the collections in one statement. The spatial extent is the planner's estimate of
- * the table's column (cheap at any size, approximate), else the exact extent when the table has
- * no statistics yet; the temporal extent opens at the first map version in force.
- */
-export async function readExtents(db: Db, only?: Collection): Promise<Map<string, Extent>> {
-  const list = only ? [only] : COLLECTIONS;
-  // identifiers and layer names below come from the collection definitions, never from a request
-  const parts = list.map(
-    (c) => `SELECT '${c.id}' AS id, ST_XMin(b) AS w, ST_YMin(b) AS s, ST_XMax(b) AS e, ST_YMax(b) AS n,
-      ${c.versionLayer ? `(SELECT min(effective_from)::text FROM map_version WHERE layer = '${c.versionLayer}')` : 'NULL::text'} AS t0
-      FROM (SELECT COALESCE(ST_EstimatedExtent('${c.extent.table}', '${c.extent.column}')::geometry,
-                            (SELECT ST_Extent(${c.extent.column}) FROM ${c.extent.table} WHERE ${c.extent.where})::geometry) AS b) x`,
-  );
-  const { rows } = await db.query(parts.join('\nUNION ALL\n'));
-  return new Map(rows.map((r) => [r.id as string, { bbox: r.w === null ? null : [r.w, r.s, r.e, r.n], from: r.t0 }]));
-}
-
 export function collectionDoc(req: Req, c: Collection, extent: Extent | undefined) {
   const href = `${ogcBase(req)}/collections/${c.id}`;
   const ext: Record<string, unknown> = {};
@@ -79,6 +56,9 @@ export function collectionDoc(req: Req, c: Collection, extent: Extent | undefine
     title: c.title,
     description: c.description,
     itemType: 'feature',
+    // the page size of items (as proposed for OGC API Features Part 1), also in /map/ogc/api
+    defaultItemsPageSize: DEFAULT_LIMIT,
+    maximumItemsPageSize: MAX_LIMIT,
     ...(Object.keys(ext).length ? { extent: ext } : {}),
     crs: CRS_URIS,
     storageCrs: CRS84.uri,

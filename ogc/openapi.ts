@@ -6,12 +6,21 @@ import { type Param, paramSchema } from '../api/params.ts';
 import type { Req } from '../api/route.ts';
 import { COLLECTIONS, type Collection, type PropType } from './collections.ts';
 import { GEOJSON_TYPE, JSON_TYPE, OPENAPI_30_TYPE, SCHEMA_TYPE, ogcBase } from './documents.ts';
-import { F_PARAM, ITEM_PARAMS, ITEMS_PARAMS } from './params.ts';
+import { F_PARAM, ITEM_PARAMS, ITEMS_PARAMS, LIMIT_PARAM } from './params.ts';
+import { ITEMS_PRICE } from './pricing.ts';
 
 type Json = Record<string, unknown>;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
+// limit is a shared component: GDAL 3.8 and later read its default and maximum there (and only there)
+const LIMIT_REF = { $ref: '#/components/parameters/limit' };
+
 function parameter(p: Param): Json {
+  if (p === LIMIT_PARAM) return LIMIT_REF;
+  return parameterObject(p);
+}
+
+function parameterObject(p: Param): Json {
   const schema = p.name === 'bbox' ? { type: 'array', minItems: 4, maxItems: 6, items: { type: 'number' } } : paramSchema(p);
   return {
     name: p.name,
@@ -77,7 +86,7 @@ function collectionPaths(c: Collection): Record<string, Json> {
     [`/collections/${c.id}/items`]: {
       get: op(
         `items${cap}`,
-        `${c.title}: a page of features (one credit)`,
+        `${c.title}: a page of features (one credit per 1,000 features of a walk)`,
         [...strip(ITEMS_PARAMS), ...propertyParams(c)],
         ok('Features', GEOJSON_TYPE, { type: 'object', required: ['type', 'features'], properties: { type: { type: 'string', enum: ['FeatureCollection'] }, features: { type: 'array', items: ref(`${cap}Feature`) }, links: { type: 'array', items: ref('Link') }, timeStamp: { type: 'string', format: 'date-time' }, numberMatched: { type: 'integer', minimum: 0 }, numberReturned: { type: 'integer', minimum: 0 } } }),
         true,
@@ -112,7 +121,7 @@ export function ogcOpenApi(req: Req): Json {
     Collection: {
       type: 'object',
       required: ['id', 'links'],
-      properties: { id: { type: 'string' }, title: { type: 'string' }, description: { type: 'string' }, itemType: { type: 'string' }, extent: { type: 'object' }, crs: { type: 'array', items: { type: 'string' } }, storageCrs: { type: 'string' }, links: { type: 'array', items: ref('Link') } },
+      properties: { id: { type: 'string' }, title: { type: 'string' }, description: { type: 'string' }, itemType: { type: 'string' }, defaultItemsPageSize: { type: 'integer', minimum: 1 }, maximumItemsPageSize: { type: 'integer', minimum: 1 }, extent: { type: 'object' }, crs: { type: 'array', items: { type: 'string' } }, storageCrs: { type: 'string' }, links: { type: 'array', items: ref('Link') } },
     },
     Collections: { type: 'object', required: ['links', 'collections'], properties: { links: { type: 'array', items: ref('Link') }, collections: { type: 'array', items: ref('Collection') }, crs: { type: 'array', items: { type: 'string' } } } },
     GeometryGeoJSON: { type: 'object', required: ['type'], properties: { type: { type: 'string', enum: ['Point', 'MultiPoint', 'LineString', 'MultiLineString', 'Polygon', 'MultiPolygon', 'GeometryCollection'] }, coordinates: { type: 'array', items: {} } } },
@@ -131,9 +140,9 @@ export function ogcOpenApi(req: Req): Json {
   for (const c of COLLECTIONS) Object.assign(paths, collectionPaths(c));
   return {
     openapi: '3.0.3',
-    info: { title: 'Landlex OGC API Features', version: '1.0.0', description: 'Zoning districts, overlays, parcels and jurisdictions as OGC API Features. An API key in X-API-Key is needed for collections and features; a page of features costs one credit.' },
+    info: { title: 'Landlex OGC API Features', version: '1.0.0', description: `Zoning districts, overlays, parcels and jurisdictions as OGC API Features. An API key in X-API-Key is needed for collections and features. Items: ${ITEMS_PRICE.note}` },
     servers: [{ url: ogcBase(req) }],
     paths,
-    components: { schemas, responses, securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
+    components: { schemas, responses, parameters: { limit: parameterObject(LIMIT_PARAM) }, securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } } },
   };
 }

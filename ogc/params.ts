@@ -6,7 +6,12 @@ import type { Param } from '../core/query/param.ts';
 import { CRS_URIS } from './crs.ts';
 import { MAX_FILTER_LENGTH } from './cql2-lex.ts';
 
-export const DEFAULT_LIMIT = 10;
+/**
+ * Features a page holds when limit is not given, and the fewest a next link asks for: GDAL 3.6
+ * asks every layer with limit=10 and then follows the next links as written, so a walk begun at
+ * 10 continues at 1,000 (GDAL 3.8 and later read this default from /map/ogc/api and ask 1,000).
+ */
+export const DEFAULT_LIMIT = 1000;
 export const MAX_LIMIT = 10_000;
 /** numberMatched is given when the matches number at most this many (the count stops there) */
 export const NUMBER_MATCHED_CAP = 100_000;
@@ -85,9 +90,19 @@ export const ITEM_PARAMS: Param[] = [
   F_PARAM,
 ];
 
+export const LIMIT_PARAM: Param = {
+  name: 'limit',
+  in: 'query',
+  type: 'integer',
+  min: 1,
+  max: MAX_LIMIT,
+  default: DEFAULT_LIMIT,
+  description: `Features on this page, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}). The next link asks for the same number, or ${DEFAULT_LIMIT} if that is more. Pages are priced by the features a walk serves, not by their number.`,
+};
+
 export const ITEMS_PARAMS: Param[] = [
   COLLECTION_ID,
-  { name: 'limit', in: 'query', type: 'integer', min: 1, max: MAX_LIMIT, default: DEFAULT_LIMIT, description: `Features per page, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}). Follow the next link for more.` },
+  LIMIT_PARAM,
   { name: 'bbox', in: 'query', type: 'string', description: 'minx,miny,maxx,maxy (or 6 numbers with heights) in bbox-crs; features whose geometry intersects it.' },
   { name: 'bbox-crs', in: 'query', type: 'string', description: `CRS of bbox. ${CRS_DESCRIPTION}` },
   { name: 'crs', in: 'query', type: 'string', description: `CRS of the response geometries. ${CRS_DESCRIPTION}` },

@@ -13,16 +13,17 @@ import { COLLECTIONS, type Collection, collectionById, queryablesOf, queryablesS
 import { CONFORMS_TO } from './conformance.ts';
 import { Params, compileCql2 } from './cql2-sql.ts';
 import { contentCrs, parseBboxIn, parseCrs } from './crs.ts';
-import { GEOJSON_TYPE, JSON_TYPE, type Link, OPENAPI_30_TYPE, SCHEMA_TYPE, collectionDoc, landingPage, ogcBase, origin, readExtents, selfUrl } from './documents.ts';
+import { GEOJSON_TYPE, JSON_TYPE, type Link, OPENAPI_30_TYPE, SCHEMA_TYPE, collectionDoc, landingPage, ogcBase, origin, selfUrl } from './documents.ts';
+import { readExtents } from './extents.ts';
 import { type Selection, readFeature, readPage } from './items.ts';
 import { settledAnywhere } from '../store/changes.ts';
 import type { Queryable } from '../store/db.ts';
 import { ogcOpenApi } from './openapi.ts';
-import { COLLECTION_ID, F_PARAM, ITEM_PARAMS, ITEMS_PARAMS, NUMBER_MATCHED_CAP, type ValidAt } from './params.ts';
+import { COLLECTION_ID, DEFAULT_LIMIT, F_PARAM, ITEM_PARAMS, ITEMS_PARAMS, NUMBER_MATCHED_CAP, type ValidAt } from './params.ts';
+import { FEATURE_PRICE, ITEMS_PRICE, blockKeys } from './pricing.ts';
 
 const TAG = 'OGC API Features';
 const FREE = { credits: 0, per: 'call', note: 'Free.' } as const;
-const PAGE_PRICE = { credits: 1, per: 'call', note: 'One credit per page of features or per feature.' } as const;
 
 /** Runs `f`; a refused parameter (422 parameter_invalid or vocabulary_value_unknown) becomes 400. */
 async function as400<T>(f: () => T | Promise<T>): Promise<T> {
@@ -138,11 +139,12 @@ function walkSignature(req: Req, s: Selection): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 22);
 }
 
-/** This request's URL with the cursor replaced (or removed), as an absolute link. */
-function withCursor(req: Req, cursor: string | null): string {
+/** This request's URL with the cursor and limit of the next page, as an absolute link. */
+function nextUrl(req: Req, cursor: string, limit: number): string {
   const q = new URLSearchParams(req.ctx.querystring);
   q.delete('cursor');
-  if (cursor) q.set('cursor', cursor);
+  q.set('cursor', cursor);
+  q.set('limit', String(limit));
   const s = q.toString();
   return `${origin(req)}${req.ctx.path}${s ? `?${s}` : ''}`;
 }
@@ -161,6 +163,8 @@ async function items(req: Req): Promise<Answer> {
     if (cursor.k.length !== c.keys.length || cursor.k.some((k) => k === null)) throw new ApiError('ogc_parameter_invalid', { field: 'cursor', detail: 'This cursor does not fit this collection; restart without cursor.' });
   }
   const limit: number = req.params.limit;
+  // features of the walk served before this page (a cursor from before pricing by walk has none)
+  const before = typeof cursor?.n === 'number' && cursor.n >= 0 ? cursor.n : 0;
   const page = await readPage(req.services.pool, {
     ...selection,
     limit,
@@ -172,8 +176,9 @@ async function items(req: Req): Promise<Answer> {
     { href: `${ogcBase(req)}/collections/${c.id}`, rel: 'collection', type: JSON_TYPE, title: c.title },
   ];
   if (page.nextKey) {
-    const next = signCursor({ v: 1, r: resource, s: order, f: sig, k: page.nextKey, id: page.nextKey[0], t: snapshot, i: Math.floor(Date.now() / 1000) }, secret);
-    links.push({ href: withCursor(req, next), rel: 'next', type: GEOJSON_TYPE, title: 'Next page' });
+    const served = before + page.features.length;
+    const next = signCursor({ v: 1, r: resource, s: order, f: sig, k: page.nextKey, id: page.nextKey[0], t: snapshot, i: Math.floor(Date.now() / 1000), n: served }, secret);
+    links.push({ href: nextUrl(req, next, Math.max(limit, DEFAULT_LIMIT)), rel: 'next', type: GEOJSON_TYPE, title: 'Next page' });
   }
   // on a first page that holds every match, the count is the page itself
   const matched = page.matched ?? (!cursor && !page.nextKey ? page.features.length : null);
@@ -184,7 +189,7 @@ async function items(req: Req): Promise<Answer> {
     numberReturned: page.features.length,
   };
   const body = `{"type":"FeatureCollection","features":[${page.features.join(',')}],${JSON.stringify(tail).slice(1)}`;
-  return json(body, GEOJSON_TYPE, { 'Content-Crs': contentCrs(selection.crs) });
+  return { ...json(body, GEOJSON_TYPE, { 'Content-Crs': contentCrs(selection.crs) }), charge: { keys: blockKeys(`${resource}:${sig}`, before, page.features.length) } };
 }
 
 async function item(req: Req): Promise<Answer> {
@@ -288,7 +293,7 @@ const OGC_ROUTES: OgcRoute[] = [
     summary: 'A page of features (GeoJSON): bbox, datetime, CQL2 filter, property=value, keyset next link',
     credential: 'key',
     scope: 'maps:read',
-    price: PAGE_PRICE,
+    price: ITEMS_PRICE,
     produces: [GEOJSON_TYPE],
     params: ITEMS_PARAMS,
     handler: items,
@@ -299,7 +304,7 @@ const OGC_ROUTES: OgcRoute[] = [
     summary: 'One feature (GeoJSON) by its id',
     credential: 'key',
     scope: 'maps:read',
-    price: PAGE_PRICE,
+    price: FEATURE_PRICE,
     produces: [GEOJSON_TYPE],
     params: ITEM_PARAMS,
     handler: item,

@@ -22,6 +22,8 @@ export interface CursorPayload {
   t: string;
   /** issued at, seconds since the epoch */
   i: number;
+  /** rows served before this cursor's page in its walk (OGC items are priced by it) */
+  n?: number;
 }
 
 function mac(body: string, secret: Buffer): Buffer {

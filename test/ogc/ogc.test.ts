@@ -117,8 +117,9 @@ describe('documents', () => {
     expect(r.body.openapi).toMatch(/^3\.0\./);
     expect(r.body.servers[0].url).toBe(ogc);
     await SwaggerParser.validate(structuredClone(r.body));
-    const limit = r.body.paths['/collections/parcels/items'].get.parameters.find((p: { name: string }) => p.name === 'limit');
-    expect(limit.schema).toMatchObject({ minimum: 1, maximum: 10_000, default: 10 });
+    // limit is the shared component GDAL 3.8+ reads its page size from (it follows $refs only)
+    expect(r.body.paths['/collections/parcels/items'].get.parameters).toContainEqual({ $ref: '#/components/parameters/limit' });
+    expect(r.body.components.parameters.limit).toMatchObject({ name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 10_000, default: 1000 } });
   });
 
   test('the whole API description (OpenAPI 3.1) still validates and lists the OGC routes', async () => {
@@ -157,9 +158,30 @@ describe('documents', () => {
     expect(s).toBeGreaterThan(42.3);
     expect(n).toBeLessThan(42.45);
     expect(parcels.crs).toContain('http://www.opengis.net/def/crs/OGC/1.3/CRS84');
+    expect(parcels).toMatchObject({ defaultItemsPageSize: 1000, maximumItemsPageSize: 10_000 });
     const one = await get('/map/ogc/collections/parcels');
     expect(one.status).toBe(200);
     expect(one.body.id).toBe('parcels');
+  });
+
+  test("each collection's extent is the box of its own features in force (ST_Extent), not of the table", async () => {
+    const area = (kind: string) => `SELECT ST_Extent(t.geom) AS b FROM district_area t JOIN jurisdiction j ON j.id = t.jurisdiction_id WHERE t.kind = '${kind}' AND ${IN_FORCE}`;
+    const sql: Record<string, string> = {
+      districts: area('base'),
+      overlays: area('overlay'),
+      parcels: `SELECT ST_Extent(t.geom) AS b FROM parcel t JOIN jurisdiction j ON j.id = t.jurisdiction_id WHERE ${IN_FORCE}`,
+      jurisdictions: 'SELECT ST_Extent(boundary) AS b FROM jurisdiction',
+    };
+    const r = await get('/map/ogc/collections');
+    for (const c of r.body.collections) {
+      const { rows } = await server.services.pool.query(`SELECT ST_XMin(b) AS w, ST_YMin(b) AS s, ST_XMax(b) AS e, ST_YMax(b) AS n FROM (${sql[c.id]}) x`);
+      const want = [rows[0].w, rows[0].s, rows[0].e, rows[0].n];
+      expect(c.extent.spatial.bbox[0], c.id).toEqual(want);
+      expect((await get(`/map/ogc/collections/${c.id}`)).body.extent.spatial.bbox[0], c.id).toEqual(want);
+    }
+    // overlays cover less than the districts: their own box, not the table's
+    const [districts, overlays] = ['districts', 'overlays'].map((id) => r.body.collections.find((c: { id: string }) => c.id === id).extent.spatial.bbox[0]);
+    expect(overlays).not.toEqual(districts);
   });
 
   test('an unknown collection is 404 no_such_resource, on every path under it', async () => {
@@ -184,14 +206,14 @@ describe('documents', () => {
 });
 
 describe('items', () => {
-  test('a first page: GeoJSON, default limit 10, numberMatched from the store, a next link', async () => {
+  test('a first page: GeoJSON, default limit 1000, numberMatched from the store, a next link', async () => {
     const r = await get('/map/ogc/collections/parcels/items');
     expect(r.status).toBe(200);
     expect(r.type).toMatch(/^application\/geo\+json/);
     expect(r.headers.get('content-crs')).toBe('<http://www.opengis.net/def/crs/OGC/1.3/CRS84>');
     expect(r.body.type).toBe('FeatureCollection');
-    expect(r.body.features).toHaveLength(10);
-    expect(r.body.numberReturned).toBe(10);
+    expect(r.body.features).toHaveLength(1000);
+    expect(r.body.numberReturned).toBe(1000);
     expect(r.body.numberMatched).toBe(await storeCount('parcel'));
     const f = r.body.features[0];
     expect(f).toMatchObject({ type: 'Feature', geometry: { type: 'MultiPolygon' } });
@@ -203,12 +225,14 @@ describe('items', () => {
     const next = r.body.links.find((l: { rel: string }) => l.rel === 'next');
     expect(next).toMatchObject({ type: 'application/geo+json' });
     expect(next.href.startsWith(`${ogc}/collections/parcels/items?`)).toBe(true);
+    expect(new URL(next.href).searchParams.get('limit')).toBe('1000');
   });
 
   test('keyset next links give each feature exactly once, as many as the store holds', async () => {
     const { ids, pages } = await walk('/map/ogc/collections/districts/items?limit=7');
     const want = await storeCount('district_area', `t.kind = 'base'`);
-    expect(pages).toBe(Math.ceil(want / 7));
+    expect(want).toBeGreaterThan(7);
+    expect(pages).toBe(1 + Math.ceil((want - 7) / 1000)); // 7, then 1,000 a page (the next links' least)
     expect(ids.length).toBe(want);
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual(ids); // keyset order on the feature id
@@ -217,6 +241,30 @@ describe('items', () => {
     expect(parcels.pages).toBeGreaterThan(1);
     expect(parcels.ids.length).toBe(await storeCount('parcel'));
     expect(new Set(parcels.ids).size).toBe(parcels.ids.length);
+  });
+
+  test('parcel area is area_sq_ft, square feet, in items, queryables and the OpenAPI schema alike', async () => {
+    const r = await get('/map/ogc/collections/parcels/items?limit=50');
+    const ids = r.body.features.map((f: { id: string }) => f.id);
+    const { rows } = await server.services.pool.query(
+      `SELECT t.id, ST_Area(t.geom::geography) / 0.09290304 AS sq_ft FROM parcel t JOIN jurisdiction j ON j.id = t.jurisdiction_id WHERE t.id = ANY($1) AND ${IN_FORCE}`,
+      [ids],
+    );
+    const sqFt = new Map(rows.map((x) => [x.id, Number(x.sq_ft)]));
+    for (const f of r.body.features) {
+      expect(Object.keys(f.properties).filter((k) => k.startsWith('area'))).toEqual(['area_sq_ft']);
+      expect(Math.abs(f.properties.area_sq_ft - sqFt.get(f.id)!)).toBeLessThanOrEqual(Math.max(2, sqFt.get(f.id)! * 0.005));
+    }
+    const queryables = await get('/map/ogc/collections/parcels/queryables');
+    expect(Object.keys(queryables.body.properties).filter((k) => k.startsWith('area'))).toEqual(['area_sq_ft']);
+    expect(queryables.body.properties.area_sq_ft).toMatchObject({ type: 'number' });
+    const api = await get('/map/ogc/api');
+    const schema = api.body.components.schemas.ParcelsFeature.properties.properties.properties;
+    expect(Object.keys(schema).filter((k) => k.startsWith('area'))).toEqual(['area_sq_ft']);
+    expect(schema.area_sq_ft.description).toMatch(/square feet/i);
+    const items = api.body.paths['/collections/parcels/items'].get.parameters.map((p: { name?: string }) => p.name);
+    expect(items).toContain('area_sq_ft');
+    expect(items).not.toContain('area_m2');
   });
 
   test('one feature by id, with its links; an unknown id is 404', async () => {
