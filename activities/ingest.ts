@@ -104,7 +104,8 @@ export function createIngestActivities(deps: IngestDeps) {
     try {
       text = await readFile(resolve(dir, `${slug}.json`), 'utf8');
     } catch {
-      throw ApplicationFailure.nonRetryable(`no manifest for ${slug} in ${dir}`, 'BadInput');
+      const known = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+      throw ApplicationFailure.nonRetryable(`no manifest for ${slug} in ${dir}; the known jurisdictions are ${known.join(', ') || 'none'}`, 'BadInput');
     }
     return { manifest: await manifestOrFailure(() => parseManifestText(text, `${slug}.json`)), text };
   }

@@ -1,15 +1,16 @@
 // landlex: migrate | serve | org create | ingest | worker | extract
 import { Command } from 'commander';
-import { ConfigError, loadConfig, redact } from '../core/config.ts';
+import { startServer } from '../api/server.ts';
 import { keepRunningOnStrayErrors } from '../core/background.ts';
+import { ConfigError, loadConfig, redact } from '../core/config.ts';
 import { createLogger } from '../core/log.ts';
 import { createPool, ensureDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
-import { startServer } from '../api/server.ts';
+import { describeOutcome, runExtractCli } from './extract.ts';
+import { operatorMessage } from './failures.ts';
+import { runIngest, table } from './ingest.ts';
 import { orgCreate } from './org.ts';
 import { examples, ingestSamples, sampleKey } from './sample.ts';
-import { runIngest, table } from './ingest.ts';
-import { describeOutcome, runExtractCli } from './extract.ts';
 
 function config() {
   try {
@@ -79,7 +80,7 @@ org
   .command('create')
   .description('create an organization with a verified owner and an API key')
   .requiredOption('--name <name>', 'organization name')
-  .option('--credits <n>', 'prepaid credits to grant', '0')
+  .requiredOption('--credits <n>', 'prepaid credits to grant (0 for none)')
   .option('--email <email>', 'owner email (default owner-<random>@<slug>.invalid, which receives no mail)')
   .option('--password <password>', 'owner password (default: random, printed once as owner_password)')
   .option('--json', 'print {organization_id, api_key, owner_email[, owner_password, note]} as JSON')
@@ -92,7 +93,7 @@ org
     const pool = createPool(cfg.databaseUrl, { max: 2 });
     try {
       const out = await orgCreate(pool, { name: opts.name, credits: Number(opts.credits), email: opts.email, password: opts.password }).catch((err: Error) => {
-        process.stderr.write(`${err.message}\n`);
+        process.stderr.write(`landlex org create: ${operatorMessage(err, cfg.databaseUrl) ?? err.message}\n`);
         process.exit(2);
       });
       const generated = 'owner_password' in out ? `owner password ${out.owner_password} (generated; shown only now)\n` : '';
@@ -211,4 +212,11 @@ program
     }
   });
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (err) {
+  const line = operatorMessage(err, process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/landlex');
+  if (!line) throw err;
+  process.stderr.write(`landlex: ${line}\n`);
+  process.exitCode = 2;
+}
