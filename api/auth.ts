@@ -4,18 +4,23 @@ import { ApiError } from '../core/errors.ts';
 import { sha256Hex } from '../core/ids.ts';
 import { named, type Queryable } from '../store/db.ts';
 import { TtlMap } from '../core/ttl-map.ts';
-import { type Role, SCOPES, type Scope, SESSION_PREFIX } from '../core/credentials.ts';
+import { OAUTH_TOKEN_PREFIX, type Role, SCOPES, type Scope, SESSION_PREFIX } from '../core/credentials.ts';
+import { type AccessRecord, findAccess } from '../store/oauth.ts';
 
 export interface Actor {
+  /** key: the organization's credential (an API key or an OAuth access token); person: a console session */
   kind: 'key' | 'person';
   organizationId: string;
   scopes: readonly Scope[];
+  /** the API key, or the OAuth client whose token this is: calls are counted and limited per it */
   keyId?: string;
   keyName?: string;
   personId?: string;
   email?: string;
   role?: Role;
   expiresAt?: string | null;
+  /** set for an OAuth access token */
+  oauth?: { tokenId: string; clientId: string; clientName: string };
 }
 
 
@@ -72,9 +77,32 @@ export class CredentialCache {
 
 export const KEY_CHANGED_CHANNEL = 'landlex_key_changed';
 
-/** Look up a key or session token. Unknown or revoked is credential_invalid; past expiry is credential_expired. */
+/**
+ * An OAuth access token acts as a key of its organization, with the token's scopes (so routes for
+ * a console session or a person refuse it as they refuse keys); a person's token names the person.
+ * Refusals carry RFC 6750's challenge.
+ */
+function oauthActor(t: AccessRecord | null): Actor {
+  const refuse = (code: 'credential_invalid' | 'credential_expired', detail: string) =>
+    new ApiError(code, { field: 'Authorization', detail, headers: { 'WWW-Authenticate': `Bearer error="invalid_token", error_description="${detail}"` } });
+  if (!t || t.revoked) throw refuse('credential_invalid', 'The OAuth access token is not valid (unknown or revoked).');
+  if (new Date(t.access_expires_at) <= new Date()) throw refuse('credential_expired', 'The OAuth access token has expired; refresh it or authorize again.');
+  return {
+    kind: 'key',
+    organizationId: t.organization_id,
+    keyId: t.client_id,
+    keyName: `oauth: ${t.client_name}`,
+    ...(t.person_id ? { personId: t.person_id, email: t.email! } : {}),
+    scopes: t.scopes as Scope[],
+    expiresAt: new Date(t.access_expires_at).toISOString(),
+    oauth: { tokenId: t.id, clientId: t.client_id, clientName: t.client_name },
+  };
+}
+
+/** Look up a key, session or OAuth access token. Unknown or revoked is credential_invalid; past expiry is credential_expired. */
 export async function resolveCredential(db: Queryable, token: string, cache?: CredentialCache): Promise<Actor> {
   const hash = sha256Hex(token);
+  if (token.startsWith(OAUTH_TOKEN_PREFIX)) return oauthActor(await findAccess(db, hash));
   if (token.startsWith(SESSION_PREFIX)) {
     const { rows } = await db.query(
       `SELECT s.person_id, s.organization_id, s.expires_at, s.revoked_at, p.email, m.role

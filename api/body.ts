@@ -6,6 +6,7 @@ import addFormats from 'ajv-formats';
 import type Koa from 'koa';
 import { ApiError, type ErrorCode, invalid } from '../core/errors.ts';
 import { isDate, parseDateTime } from '../core/time.ts';
+import type { RequestState } from './middleware/context.ts';
 import type { JsonSchema } from './route.ts';
 
 const ajv = new Ajv2020({ allErrors: true, strict: false, strictNumbers: true });
@@ -23,6 +24,37 @@ ajv.addFormat('date-time', {
 });
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
+/**
+ * A form body (a route with formBody): fields as sent, a field sent without a value left out and
+ * a field sent twice named in `repeated` (RFC 6749 3.1, 3.2); `form` false when the body is not
+ * application/x-www-form-urlencoded. The handler decides what to refuse.
+ */
+export interface FormBody {
+  form: boolean;
+  fields: Record<string, string>;
+  repeated: string[];
+}
+
+/** Fields of a form or query string by OAuth's rules: empty values left out, repeated names listed. */
+export function formFields(params: URLSearchParams): Omit<FormBody, 'form'> {
+  const fields: Record<string, string> = {};
+  const repeated = new Set<string>();
+  for (const [k, v] of params) {
+    const why = textProblem(k) ?? textProblem(v);
+    if (why) throw invalid(k, `${k} ${why}`);
+    if (v === '') continue;
+    if (Object.hasOwn(fields, k)) repeated.add(k);
+    fields[k] = v;
+  }
+  return { fields, repeated: [...repeated] };
+}
+
+function readForm(ctx: Koa.Context, bytes: Buffer): FormBody {
+  const form = /^application\/x-www-form-urlencoded\s*(;|$)/i.test(ctx.get('content-type'));
+  return { form, ...(form ? formFields(new URLSearchParams(bytes.toString('utf8'))) : { fields: {}, repeated: [] }) };
+}
+
+/** The body of the matched route: JSON, or a form where the route declares one (dispatch reads it through here). */
 export async function readJsonBody(ctx: Koa.Context, limit: number): Promise<unknown> {
   const length = Number(ctx.get('content-length') || 0);
   if (length > limit) throw new ApiError('body_too_large', { field: 'body', detail: `Bodies are limited to ${limit} bytes.` });
@@ -33,6 +65,7 @@ export async function readJsonBody(ctx: Koa.Context, limit: number): Promise<unk
     if (size > limit) throw new ApiError('body_too_large', { field: 'body', detail: `Bodies are limited to ${limit} bytes.` });
     chunks.push(chunk as Buffer);
   }
+  if ((ctx.state.landlex as RequestState | undefined)?.route?.formBody) return readForm(ctx, Buffer.concat(chunks));
   if (size === 0) return undefined;
   const type = ctx.get('content-type');
   if (!/^application\/([\w.+-]*\+)?json\b/i.test(type)) {

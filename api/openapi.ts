@@ -2,6 +2,7 @@
 import { API_VERSION, CONTRACT_DATE, SERVICE_NAME } from '../core/contract.ts';
 import { ERROR_CODES } from '../core/errors.ts';
 import { routeParams } from './dispatch.ts';
+import { oauth2Scheme } from './oauth/scheme.ts';
 import { paramSchema } from './params.ts';
 import type { JsonSchema, Route } from './route.ts';
 
@@ -185,6 +186,7 @@ function operation(r: Route) {
   for (const s of refusalStatuses(r)) {
     responses[String(s)] = { description: ERROR_DESCRIPTIONS[s] ?? ERROR_CODES.internal_error.title, content: { [errorType]: { schema: { $ref: errorRef(s) } } } };
   }
+  for (const [s, extra] of Object.entries(r.responses ?? {})) responses[s] = withResponse(responses[s] as DocResponse | undefined, extra);
   const op: Record<string, unknown> = {
     operationId: r.id,
     summary: r.summary,
@@ -200,7 +202,7 @@ function operation(r: Route) {
       schema: p.prefix ? { type: 'object', additionalProperties: true } : paramSchema(p),
     })),
     responses,
-    security: r.credential === 'public' ? [] : r.credential === 'key' ? [{ apiKey: [] }, { bearer: [] }] : [{ bearer: [] }],
+    security: r.credential === 'public' ? [] : r.credential === 'key' ? [{ apiKey: [] }, { bearer: [] }, { oauth2: r.scope ? [r.scope] : [] }] : [{ bearer: [] }],
     'x-credential': r.credential,
   };
   if (r.scope) op['x-scope'] = r.scope;
@@ -209,7 +211,22 @@ function operation(r: Route) {
     (op.parameters as unknown[]).push({ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } });
   }
   if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: r.body } } };
+  if (r.formBody) op.requestBody = { required: true, content: { 'application/x-www-form-urlencoded': { schema: r.formBody } } };
   return op;
+}
+
+interface DocResponse {
+  description: string;
+  content?: Record<string, { schema: JsonSchema }>;
+}
+
+/** A response documented beside the generated one for the same status: either body may come. */
+function withResponse(base: DocResponse | undefined, extra: { description: string; content: Record<string, JsonSchema> }): DocResponse {
+  const content: Record<string, { schema: JsonSchema }> = { ...base?.content };
+  for (const [type, schema] of Object.entries(extra.content)) {
+    content[type] = content[type] ? { schema: { anyOf: [content[type].schema, schema] } } : { schema };
+  }
+  return { description: base ? `${base.description} ${extra.description}` : extra.description, content };
 }
 
 /** One error schema per status, each naming only the codes of that status. */
@@ -246,7 +263,8 @@ export function buildOpenApi(routes: Route[], serverUrl: string): Record<string,
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        bearer: { type: 'http', scheme: 'bearer', description: 'A console session token, or an API key' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'A console session token, an API key, or an OAuth access token' },
+        oauth2: oauth2Scheme(serverUrl),
       },
       schemas: {
         ...errorSchemas(),

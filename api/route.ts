@@ -65,6 +65,11 @@ export interface Route {
   /** the code a refused parameter answers with instead of 422 (OGC API Features: 400) */
   parameterRefusal?: ErrorCode;
   body?: JsonSchema;
+  /**
+   * An application/x-www-form-urlencoded body instead of JSON (OAuth 2's endpoints, RFC 6749):
+   * handed to the handler as a FormBody (api/body.ts), checked by the handler, documented by this schema.
+   */
+  formBody?: JsonSchema;
   /** schema of `item` (or of each item of a collection) for the OpenAPI document */
   response?: JsonSchema;
   collection?: boolean;
@@ -88,6 +93,8 @@ export interface Route {
   refuses?: ErrorCode[];
   /** other statuses the handler answers without a body, by status (204 empty tile, 304 not modified) */
   answers?: Record<number, string>;
+  /** further documented answers by status, their media types beside any the route already gives there (OAuth's own error bodies, HTML pages) */
+  responses?: Record<number, { description: string; content: Record<string, JsonSchema> }>;
   handler: (req: Req) => Promise<Answer>;
 }
 

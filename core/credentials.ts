@@ -28,3 +28,8 @@ export type Role = 'owner' | 'admin' | 'member';
 
 export const KEY_PREFIX = 'llk_';
 export const SESSION_PREFIX = 'lls_';
+/** OAuth 2: an access token (sent as Bearer, like a key), a refresh token, a code, a client's secret. */
+export const OAUTH_TOKEN_PREFIX = 'llo_';
+export const OAUTH_REFRESH_PREFIX = 'llr_';
+export const OAUTH_CODE_PREFIX = 'llc_';
+export const CLIENT_SECRET_PREFIX = 'llcs_';

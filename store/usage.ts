@@ -19,7 +19,7 @@ export interface UsageSummary {
   included_credits: number;
   daily: Array<{ day: string; requests: number; credits: number }>;
   by_endpoint: Tally[];
-  by_key: Array<Tally & { id: string | null; kind: 'key' | 'session' }>;
+  by_key: Array<Tally & { id: string | null; kind: 'key' | 'session' | 'oauth_client' }>;
 }
 
 /** The window of `days` UTC days that ends today (today included), up to now. */
@@ -63,9 +63,11 @@ export async function usageSummary(db: Queryable, organizationId: string, days: 
       args,
     ),
     db.query(
-      `SELECT COALESCE(u.key_id, u.person_id) AS id, CASE WHEN u.key_id IS NULL THEN 'session' ELSE 'key' END AS kind,
-              COALESCE(k.name, 'session: ' || p.email, 'unknown') AS name, count(*)::int AS requests, sum(u.credits)::bigint AS credits
-         FROM usage_event u LEFT JOIN api_key k ON k.id = u.key_id LEFT JOIN person p ON p.id = u.person_id
+      `SELECT COALESCE(u.key_id, u.person_id) AS id,
+              CASE WHEN u.key_id IS NULL THEN 'session' WHEN c.id IS NOT NULL THEN 'oauth_client' ELSE 'key' END AS kind,
+              COALESCE(k.name, 'oauth: ' || c.name, 'session: ' || p.email, 'unknown') AS name, count(*)::int AS requests, sum(u.credits)::bigint AS credits
+         FROM usage_event u LEFT JOIN api_key k ON k.id = u.key_id LEFT JOIN oauth_client c ON c.id = u.key_id
+         LEFT JOIN person p ON p.id = u.person_id AND u.key_id IS NULL
         WHERE u.organization_id = $1 AND u.at >= $2 AND u.at <= $3
         GROUP BY 1, 2, 3 ORDER BY count(*) DESC, 3`,
       args,

@@ -23,7 +23,7 @@ const USAGE: JsonSchema = {
     included_credits: COUNT,
     daily: { type: 'array', items: { type: 'object', properties: { day: { type: 'string', format: 'date' }, requests: COUNT, credits: COUNT } } },
     by_endpoint: { type: 'array', items: TALLY },
-    by_key: { type: 'array', items: { ...TALLY, properties: { ...TALLY.properties, id: { type: ['string', 'null'] }, kind: { type: 'string', enum: ['key', 'session'] } } } },
+    by_key: { type: 'array', items: { ...TALLY, properties: { ...TALLY.properties, id: { type: ['string', 'null'] }, kind: { type: 'string', enum: ['key', 'session', 'oauth_client'] } } } },
   },
 };
 

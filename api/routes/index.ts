@@ -4,6 +4,7 @@ import { jurisdictionRoutes } from './jurisdiction.ts';
 import { metaRoutes } from './meta.ts';
 import { accountRoutes } from './account.ts';
 import { keyRoutes } from './keys.ts';
+import { oauthRoutes } from './oauth.ts';
 import { billingRoutes } from './billing.ts';
 import { placeRoutes } from './place.ts';
 import { changeRoutes } from './changes.ts';
@@ -26,4 +27,4 @@ import { ogcRoutes } from '../../ogc/routes.ts';
 import { imageRoutes, tileRoutes } from '../../tiles/routes.ts';
 import { viewerRoutes } from '../../tiles/viewer.ts';
 
-export const allRoutes: Route[] = [...metaRoutes, ...accountRoutes, ...keyRoutes, ...billingRoutes, ...jurisdictionRoutes, ...placeRoutes, ...changeRoutes, ...evidenceRoutes, ...documentRoutes, ...districtRoutes, ...parcelRoutes, ...coverageRoutes, ...codeRoutes, ...processRoutes, ...planRoutes, ...ruleRoutes, ...placeBatchRoutes, ...suggestionRoutes, ...zoningRoutes, ...extractRoutes, ...conformanceRoutes, ...regionRoutes, ...ogcRoutes, ...tileRoutes, ...imageRoutes, ...viewerRoutes];
+export const allRoutes: Route[] = [...metaRoutes, ...accountRoutes, ...keyRoutes, ...oauthRoutes, ...billingRoutes, ...jurisdictionRoutes, ...placeRoutes, ...changeRoutes, ...evidenceRoutes, ...documentRoutes, ...districtRoutes, ...parcelRoutes, ...coverageRoutes, ...codeRoutes, ...processRoutes, ...planRoutes, ...ruleRoutes, ...placeBatchRoutes, ...suggestionRoutes, ...zoningRoutes, ...extractRoutes, ...conformanceRoutes, ...regionRoutes, ...ogcRoutes, ...tileRoutes, ...imageRoutes, ...viewerRoutes];

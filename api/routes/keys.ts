@@ -84,6 +84,11 @@ async function describeActor({ actor, services }: Req): Promise<Answer> {
     expires_at: a.expiresAt ?? null,
     rate_limit_per_second: services.config.rateLimitPerSecond,
   };
+  if (a.oauth) {
+    const person = a.personId ? await getPerson(services.pool, a.personId) : null;
+    const client = { id: a.oauth.clientId, name: a.oauth.clientName, token_id: a.oauth.tokenId };
+    return { item: { kind: 'oauth_token', oauth_client: client, person: person ? { id: person.id, email: person.email, first_name: person.first_name, last_name: person.last_name } : null, ...common } };
+  }
   if (a.kind === 'key') {
     const k = (await getKey(services.pool, a.organizationId, a.keyId!))!;
     const creator = k.created_by ? await getPerson(services.pool, k.created_by) : null;
