@@ -53,7 +53,7 @@ ${hidden}
 <div class="buttons"><button type="submit" name="decision" value="allow">Sign in and allow</button>
 <button type="submit" name="decision" value="deny" formnovalidate>Deny</button></div>
 </form>
-<p>Only a person of ${esc(p.organizationName)} can allow it. You can revoke its access later by deleting the client (DELETE /oauth/client/{id}).</p>`,
+<p>Only a person of ${esc(p.organizationName)} can allow it. Its access ends when it revokes its token or when the organization deletes it as a client.</p>`,
   );
 }
 

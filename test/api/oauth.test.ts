@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../api/server.ts';
 import { sha256Hex } from '../../core/ids.ts';
@@ -25,8 +26,10 @@ beforeAll(async () => {
   server = await startTestServer({ RATE_LIMIT_PER_SECOND: '100000' });
   // the app's loopback redirect target (QGIS listens on http://127.0.0.1:<port>/ the same way)
   callback = createServer((req, res) => {
-    if (req.url?.startsWith('/callback')) received.push(new URL(req.url, callbackBase));
-    res.writeHead(req.url?.startsWith('/callback') ? 200 : 404, { 'Content-Type': 'text/plain' }).end('You may close this window.');
+    const url = new URL(req.url ?? '/', callbackBase);
+    if (url.pathname === '/openapi.json') return void res.writeHead(404).end();
+    received.push(url);
+    res.writeHead(200, { 'Content-Type': 'text/plain' }).end('You may close this window.');
   });
   await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
   callbackBase = `http://127.0.0.1:${(callback.address() as AddressInfo).port}`;
@@ -227,6 +230,55 @@ describe('authorization code with PKCE', () => {
     const expired = await exchange(client, await authorize(o, client));
     await server.services.pool.query(`UPDATE oauth_token SET access_expires_at = now() - interval '1 minute' WHERE access_hash = $1`, [sha256Hex(expired.access_token)]);
     expect(errorOf(await call(server, 'GET', '/jurisdiction', { bearer: expired.access_token }))).toEqual([401, 'credential_expired']);
+  });
+});
+
+describe('a confidential client without PKCE (QGIS 3.22 has no PKCE: its secret authenticates it)', () => {
+  test('authorization code with client_secret_post and no code_verifier; a verifier sent for a code issued without one is refused', async () => {
+    const o = await orgWithSession();
+    const client = await register(o, { name: 'QGIS 3.22', type: 'confidential', redirect_uris: ['http://127.0.0.1/'] });
+    expect(client.grant_types).toEqual(['authorization_code', 'refresh_token', 'client_credentials']);
+    const c = { client_id: client.id };
+    const code = async () => {
+      const state = oauth.generateRandomState();
+      const { redirectedTo } = await browser(authorizationUrl(client.id, { redirect_uri: `${callbackBase}/`, state, scope: 'maps:read' }), o);
+      return oauth.validateAuthResponse(as, c, redirectedTo!, state);
+    };
+    const redirect = `${callbackBase}/`;
+    const tokens = await oauth.processAuthorizationCodeResponse(as, c, await oauth.authorizationCodeGrantRequest(as, c, oauth.ClientSecretPost(client.client_secret!), await code(), redirect, oauth.nopkce, insecure));
+    expect(tokens.scope).toBe('maps:read');
+    const downgrade = oauth.authorizationCodeGrantRequest(as, c, oauth.ClientSecretPost(client.client_secret!), await code(), redirect, oauth.generateRandomCodeVerifier(), insecure);
+    expect(await oauthErrorOf(downgrade.then((r) => oauth.processAuthorizationCodeResponse(as, c, r)))).toBe('invalid_grant');
+    // without its secret a confidential client is not itself, PKCE or not
+    const noSecret = oauth.authorizationCodeGrantRequest(as, c, oauth.None(), await code(), redirect, oauth.generateRandomCodeVerifier(), insecure);
+    expect(await oauthErrorOf(noSecret.then((r) => oauth.processAuthorizationCodeResponse(as, c, r)))).toBe('invalid_client');
+  });
+});
+
+describe('in a real browser', () => {
+  test('Chromium shows the page, the person signs in and allows, and lands on the loopback redirect with a code that works', async () => {
+    const o = await orgWithSession();
+    const client = await publicClient(o);
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const redirectUri = `${callbackBase}/callback`;
+    const url = authorizationUrl(client.id, { redirect_uri: redirectUri, scope: 'maps:read', state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless=new', '--no-sandbox', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(url.href);
+      expect(await page.textContent('body')).toContain('QGIS asks to use Landlex');
+      if (process.env.OAUTH_SCREENSHOT) await page.screenshot({ path: process.env.OAUTH_SCREENSHOT });
+      await page.fill('#email', o.email);
+      await page.fill('#password', o.password);
+      await Promise.all([page.waitForURL(`${redirectUri}?**`), page.click('button[value=allow]')]);
+      expect(await page.textContent('body')).toContain('You may close this window.');
+      const params = oauth.validateAuthResponse(as, { client_id: client.id }, new URL(page.url()), state);
+      const tokens = await exchange(client, { params, verifier, redirectUri });
+      expect((await call(server, 'GET', '/me/actor', { bearer: tokens.access_token })).body.item.person.email).toBe(o.email);
+    } finally {
+      await browser.close();
+    }
   });
 });
 
