@@ -8,6 +8,13 @@ export interface TileLayer {
   minzoom: number;
   maxzoom: number;
   fields: Record<string, 'String' | 'Number' | 'Boolean'>;
+  /** the major part of the TileJSON version: raise it when the layer's name or fields change (tiles/tilejson.ts) */
+  schema: number;
+  /**
+   * SQL text over `feat` naming one version of a feature: the same text for the same feature drawn
+   * the same way, another once it changes. Its hash is the MVT feature id (featureIdSql).
+   */
+  featureVersion: string;
   /** map_version.layer whose versions key the ETag (null: keyed by coverage updates) */
   versionLayer: 'district' | 'overlay' | 'parcel' | 'future_land_use' | null;
   /** SQL of the features: $1..$3 tile z/x/y envelope given as `env` (Web Mercator) and `box` (lon/lat), $4 valid date, $5 known instant, $6 simplify tolerance (m).
@@ -21,11 +28,23 @@ const label = `(SELECT d.local_label FROM district d JOIN source s ON s.id = d.s
                 ORDER BY CASE s.kind WHEN 'code_text' THEN 0 WHEN 'district_list' THEN 1 ELSE 2 END LIMIT 1)`;
 
 const areaLayer = (kind: 'base' | 'overlay' | 'future_land_use') => `
-  SELECT a.id, a.district_id AS district, a.code_raw AS code, ${label} AS label, a.map_version_id AS map_version,
+  SELECT a.id, a.content_sha256 AS version_sha, a.district_id AS district, a.code_raw AS code, ${label} AS label, a.map_version_id AS map_version,
          '#' || substr(md5(a.code_raw), 1, 6) AS color,
          ST_Simplify(ST_Transform(a.geom, 3857), $6::float8, true) AS g
     FROM (SELECT * FROM district_area a WHERE a.geom && box OFFSET 0) a
    WHERE a.kind = '${kind}' AND a.valid @> $4::date AND a.known @> $5::timestamptz`;
+
+/** An area's version: its row's content (id and geometry hash) and the label it is drawn with (the district's own fact). */
+const AREA_VERSION = `feat.id || '|' || feat.version_sha || '|' || COALESCE(feat.label, '')`;
+
+/**
+ * SQL of a feature's MVT id: a 53-bit hash (PostgreSQL's hashtextextended) of the layer's
+ * featureVersion. MVT ids are uint64, but JavaScript decoders read them as numbers, exact only
+ * below 2^53. A feature keeps its id while it is drawn the same way, whatever row holds it (a
+ * change re-inserts the unchanged past of a fact as a new row: fact_id would change, this does
+ * not), and gets another when it changes.
+ */
+export const featureIdSql = (layer: TileLayer) => `(hashtextextended(${layer.featureVersion}, 0) & 9007199254740991)`;
 
 export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
   district: {
@@ -34,6 +53,8 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
     minzoom: 8,
     maxzoom: 20,
     fields: { id: 'String', district: 'String', code: 'String', label: 'String', map_version: 'String', color: 'String' },
+    schema: 1,
+    featureVersion: AREA_VERSION,
     versionLayer: 'district',
     sql: areaLayer('base'),
   },
@@ -43,6 +64,8 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
     minzoom: 8,
     maxzoom: 20,
     fields: { id: 'String', district: 'String', code: 'String', label: 'String', map_version: 'String', color: 'String' },
+    schema: 1,
+    featureVersion: AREA_VERSION,
     versionLayer: 'overlay',
     sql: areaLayer('overlay'),
   },
@@ -52,6 +75,8 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
     minzoom: 8,
     maxzoom: 20,
     fields: { id: 'String', district: 'String', code: 'String', label: 'String', map_version: 'String', color: 'String' },
+    schema: 1,
+    featureVersion: AREA_VERSION,
     versionLayer: 'future_land_use',
     sql: areaLayer('future_land_use'),
   },
@@ -61,9 +86,11 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
     minzoom: 13,
     maxzoom: 20,
     fields: { id: 'String', parcel_key: 'String', area_sq_ft: 'Number', map_version: 'String' },
+    schema: 1,
+    featureVersion: `feat.id || '|' || feat.version_sha`,
     versionLayer: 'parcel',
     sql: `
-  SELECT p.id, p.parcel_key, round(p.area_m2 * 10.763910417) AS area_sq_ft, p.map_version_id AS map_version,
+  SELECT p.id, p.content_sha256 AS version_sha, p.parcel_key, round(p.area_m2 * 10.763910417) AS area_sq_ft, p.map_version_id AS map_version,
          ST_Simplify(ST_Transform(p.geom, 3857), $6::float8, true) AS g
     FROM (SELECT * FROM parcel p WHERE p.geom && box OFFSET 0) p
    WHERE p.valid @> $4::date AND p.known @> $5::timestamptz`,
@@ -74,6 +101,8 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
     minzoom: 0,
     maxzoom: 16,
     fields: { jurisdiction: 'String', name: 'String', zoning_text: 'Boolean', district_map: 'Boolean', overlay: 'Boolean', parcel: 'Boolean', assessor: 'Boolean', held_layers: 'Number' },
+    schema: 1,
+    featureVersion: `concat_ws('|', feat.jurisdiction, feat.name, feat.zoning_text, feat.district_map, feat.overlay, feat.parcel, feat.assessor, feat.held_layers)`,
     versionLayer: null,
     sql: `
   SELECT j.id AS jurisdiction, j.name,
@@ -90,13 +119,13 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
   },
 };
 
-/** The SQL of one tile: features clipped to the tile in its own coordinates, as one MVT in a fixed order (the same rows make the same bytes), and, asked, its key. */
+/** The SQL of one tile: features clipped to the tile in its own coordinates, each with its id (featureIdSql), as one MVT in a fixed order (the same rows make the same bytes), and, asked, its key. */
 export function tileSql(layer: TileLayer, withKey = false): string {
   return `
 WITH bounds AS (SELECT env, ST_Transform(env, 4326) AS box FROM ST_TileEnvelope($1, $2, $3) AS env),
 feat AS (SELECT f.* FROM bounds, LATERAL (${layer.sql}) f),
-mvt AS (SELECT ST_AsMVTGeom(feat.g, bounds.env, 4096, 64, true) AS geom, ${Object.keys(layer.fields).map((f) => `feat.${f}`).join(', ')} FROM feat, bounds)
-SELECT ST_AsMVT(mvt, '${layer.id}', 4096, 'geom' ORDER BY mvt.${Object.keys(layer.fields)[0]}) AS tile, count(*)::int AS features${withKey ? `, (SELECT ${tileKeySql(layer)} FROM bounds) AS key` : ''}
+mvt AS (SELECT ST_AsMVTGeom(feat.g, bounds.env, 4096, 64, true) AS geom, ${featureIdSql(layer)} AS fid, ${Object.keys(layer.fields).map((f) => `feat.${f}`).join(', ')} FROM feat, bounds)
+SELECT ST_AsMVT(mvt, '${layer.id}', 4096, 'geom', 'fid' ORDER BY mvt.${Object.keys(layer.fields)[0]}) AS tile, count(*)::int AS features${withKey ? `, (SELECT ${tileKeySql(layer)} FROM bounds) AS key` : ''}
   FROM mvt WHERE mvt.geom IS NOT NULL`;
 }
 

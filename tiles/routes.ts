@@ -1,17 +1,19 @@
 // Maps (spec 4.11): map layer versions, TileJSON per layer, and vector tiles made in PostGIS
 // (ST_AsMVT over ST_TileEnvelope, bound parameters), with ETags keyed by the map versions in
 // force and the tile, so caches stay right when the data changes.
-import { createHash, hash } from 'node:crypto';
-import { ApiError, invalid } from '../core/errors.ts';
-import { named, type Queryable } from '../store/db.ts';
-import { settledAnywhere } from '../store/changes.ts';
-import { timeParams } from '../core/query/index.ts';
-import { parseBbox } from '../core/query/bbox.ts';
+import { hash } from 'node:crypto';
 import { defineRoutes, type Req } from '../api/route.ts';
 import { MAP_VERSION } from '../api/schemas.ts';
+import { ApiError, invalid } from '../core/errors.ts';
+import { parseBbox } from '../core/query/bbox.ts';
+import { timeParams } from '../core/query/index.ts';
+import { settledAnywhere } from '../store/changes.ts';
+import { named } from '../store/db.ts';
 import type { MadeTile } from './batch.ts';
+import { chooseCoding, codedTag, encode, noneMatch } from './encoding.ts';
 import { tileBox } from './keys.ts';
-import { datesByZone, mapTimes, mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileKeySql, tileSql, tolerance } from './layers.ts';
+import { datesByZone, mapTimes, mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileSql, tolerance } from './layers.ts';
+import { boundsAndCenter, tilesetVersion } from './tilejson.ts';
 
 const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
 /** Each layer's statements, written once (the same text every call): the tile with its key, and the key alone. */
@@ -77,36 +79,6 @@ function tileCoords(req: Req) {
   if (!/^\d+$/.test(req.params.x) || x >= n) throw bad('x', `x is a whole number from 0 to ${n - 1} at z ${z}`);
   if (!/^\d+(\.(mvt|pbf))?$/.test(req.params.y) || y >= n) throw bad('y', `y is a whole number from 0 to ${n - 1} at z ${z}`);
   return { z, x, y };
-}
-
-/** The map versions of a layer in force at as_of, as known then (ids, sorted, comma-joined). */
-async function versionsKey(db: Queryable, layer: TileLayer, asOf: string, knownAsOf: string): Promise<string> {
-  if (!layer.versionLayer) return (await db.query(`SELECT ${tileKeySql(layer, '$1')} AS k`, [knownAsOf])).rows[0].k;
-  const { rows } = await db.query(
-    `SELECT COALESCE(string_agg(m.id, ',' ORDER BY m.id), '') AS k FROM ${mapVersionsKnownAt('$3')}
-      WHERE m.layer = $1 AND ${mapVersionInForce('$3', '$2', '$2')}`,
-    [layer.versionLayer, asOf, knownAsOf],
-  );
-  return rows[0].k;
-}
-
-/** The layer's data in force (lon/lat extent), within bbox when one is given. */
-async function layerBounds(db: Queryable, layer: TileLayer, asOf: string, knownAsOf: string, bbox: number[] | null): Promise<number[] | null> {
-  const within = bbox ? 'AND g && ST_MakeEnvelope($3::float8, $4::float8, $5::float8, $6::float8, 4326)' : '';
-  const from =
-    layer.id === 'coverage'
-      ? `(SELECT boundary AS g FROM jurisdiction WHERE boundary IS NOT NULL AND $1::date IS NOT NULL AND $2::timestamptz IS NOT NULL) f`
-      : layer.id === 'parcel'
-        ? `(SELECT geom AS g FROM parcel WHERE geom IS NOT NULL AND valid @> $1::date AND known @> $2::timestamptz) f`
-        : `(SELECT geom AS g FROM district_area WHERE kind = '${layer.id === 'district' ? 'base' : layer.id}' AND valid @> $1::date AND known @> $2::timestamptz) f`;
-  const { rows } = await db.query(
-    `SELECT ST_XMin(e) AS w, ST_YMin(e) AS s, ST_XMax(e) AS e, ST_YMax(e) AS n FROM (SELECT ST_Extent(g)::geometry AS e FROM ${from} WHERE true ${within}) x`,
-    [asOf, knownAsOf, ...(bbox ?? [])],
-  );
-  const b = rows[0];
-  if (b.w === null) return null;
-  const box = [b.w, b.s, b.e, b.n].map(Number);
-  return bbox ? [Math.max(box[0], bbox[0]), Math.max(box[1], bbox[1]), Math.min(box[2], bbox[2]), Math.min(box[3], bbox[3])] : box;
 }
 
 export const tileRoutes = defineRoutes([
@@ -177,9 +149,7 @@ export const tileRoutes = defineRoutes([
       const bbox = req.params.bbox ? parseBbox(req.params.bbox) : null;
       const t = await pointInTime(req, await zonesShown(req, { layer: layer.versionLayer, box: bbox }));
       const db = req.services.pool;
-      const world = [-180, -85.0511, 180, 85.0511];
-      const bounds = (await layerBounds(db, layer, t.asOf, t.knownAsOf, bbox)) ?? bbox ?? world;
-      const key = await versionsKey(db, layer, t.asOf, t.knownAsOf);
+      const [{ bounds, center }, version] = await Promise.all([boundsAndCenter(db, layer, t.asOf, t.knownAsOf, bbox), tilesetVersion(db, layer, t.asOf, t.knownAsOf)]);
       const qs = new URLSearchParams();
       if (req.params.as_of) qs.set('as_of', req.params.as_of.text);
       if (req.params.known_as_of) qs.set('known_as_of', req.params.known_as_of.text);
@@ -188,14 +158,14 @@ export const tileRoutes = defineRoutes([
         tilejson: '3.0.0',
         name: `Landlex ${layer.id}`,
         description: layer.description,
-        version: key ? createHash('sha256').update(key).digest('hex').slice(0, 12) : 'none',
+        version,
         attribution: 'Public records; see /document for sources',
         scheme: 'xyz',
         tiles: [`${base}/map/${layer.id}/{z}/{x}/{y}${qs.size ? `?${qs}` : ''}`],
         minzoom: layer.minzoom,
         maxzoom: layer.maxzoom,
         bounds,
-        center: [(bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2, Math.max(layer.minzoom, 13)],
+        center,
         vector_layers: [{ id: layer.id, description: layer.description, minzoom: layer.minzoom, maxzoom: layer.maxzoom, fields: layer.fields }],
       };
       return { body, contentType: 'application/json' };
@@ -207,7 +177,7 @@ export const tileRoutes = defineRoutes([
     answers: { 204: 'No feature of the layer in this tile (or a zoom the layer does not draw).', 304: 'Not modified: If-None-Match holds the tile\'s ETag.' },
     method: 'GET',
     path: '/map/{layer}/{z}/{x}/{y}',
-    summary: 'One vector tile (Mapbox Vector Tile) of a layer, in force at as_of',
+    summary: 'One vector tile (Mapbox Vector Tile) of a layer, in force at as_of; brotli or gzip as Accept-Encoding asks (Vary: Accept-Encoding, an ETag per coding)',
     tag: 'Maps',
     credential: 'key',
     scope: 'maps:read',
@@ -227,14 +197,16 @@ export const tileRoutes = defineRoutes([
       const t = await tileTimes(req, layer, z, x, y);
       if (t.requested.asOf.kind === 'interval') throw invalid('as_of', 'a tile shows one date; give a date, not an interval');
       const db = req.services.pool;
+      // The coding (tiles/encoding.ts) picks the representation, so it is part of its ETag.
+      const coding = chooseCoding(req.ctx.get('accept-encoding'));
       // The ETag: the tile, its date, and what its rows hang on as known then (tileKeySql). As
       // known now, the process works the key out (tiles/keys.ts); otherwise it comes from the
       // database: alone for a client revalidating or a zoom the layer does not draw, else with
       // the tile, in one statement.
       const cacheFor = (key: string) => ({
-        ETag: `"${hash('sha256', [layer.id, z, x, y, t.asOf, key].join('|'), 'base64url').slice(0, 27)}"`,
+        ETag: codedTag(`"${hash('sha256', [layer.id, z, x, y, t.asOf, key].join('|'), 'base64url').slice(0, 27)}"`, coding),
         'Cache-Control': req.params.as_of || req.params.known_as_of ? 'private, max-age=86400' : 'private, max-age=300',
-        Vary: 'X-API-Key, Authorization',
+        Vary: 'Accept-Encoding, X-API-Key, Authorization',
         'X-Known-As-Of': t.knownAsOf,
       });
       const keyHere = req.params.known_as_of ? null : await req.services.tileKeys.key(db, layer, z, x, y, t.knownAsOf);
@@ -242,7 +214,7 @@ export const tileRoutes = defineRoutes([
       const revalidating = req.ctx.get('if-none-match');
       if (revalidating || z < layer.minzoom || z > layer.maxzoom) {
         const cache = await keyOnly();
-        if (revalidating === cache.ETag) return { status: 304, body: null, headers: cache };
+        if (noneMatch(revalidating, cache.ETag)) return { status: 304, body: null, headers: cache };
         if (z < layer.minzoom || z > layer.maxzoom) return { status: 204, body: null, headers: cache };
       }
       // as known now, with the tiles asked meanwhile (tiles/batch.ts); else with its key
@@ -252,7 +224,8 @@ export const tileRoutes = defineRoutes([
           : { ...(await req.services.tiles.make(layer, { z, x, y, asOf: t.asOf, knownAsOf: t.knownAsOf })), key: keyHere };
       const cache = cacheFor(key);
       if (features === 0) return { status: 204, body: null, headers: cache };
-      return { body: tile, contentType: 'application/vnd.mapbox-vector-tile', headers: cache };
+      const headers = coding === 'identity' ? cache : { ...cache, 'Content-Encoding': coding };
+      return { body: await encode(tile, coding), contentType: 'application/vnd.mapbox-vector-tile', headers };
     },
   },
 ]);
