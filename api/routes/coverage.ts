@@ -1,10 +1,11 @@
 // What is held (spec 1.2.4, 4.3): per jurisdiction and layer, from which sources, how fresh, and
 // what is not held.
+
+import { resolveScope, SCOPE_PARAMS } from '../../core/query/scope.ts';
 import { authorityLayers } from '../coverage/authority.ts';
 import { defineRoutes } from '../route.ts';
-import { SCOPE_PARAMS, resolveScope } from '../../core/query/scope.ts';
 
-export const LAYERS = ['authority', 'district_list', 'zoning_text', 'district_map', 'overlay', 'ordinance', 'parcel', 'assessor', 'recorder', 'permit', 'case', 'future_land_use', 'special_district', 'context_layer'];
+export const LAYERS = ['authority', 'district_list', 'zoning_text', 'district_map', 'overlay', 'ordinance', 'ordinance_text', 'parcel', 'assessor', 'recorder', 'permit', 'case', 'future_land_use', 'special_district', 'context_layer'];
 
 export const coverageRoutes = defineRoutes([
   {

@@ -1,10 +1,10 @@
 // One ordinance's own text: the instructions it gives (amendment_instruction), each citing its
 // sentence. Read so that a pending amendment can be shown as the classifications it would make
-// (/v1/zoning?legal_status=proposed); nothing held changes until the amendment is in force.
+// (/v1/zoning?legal_status=proposed); nothing held changes until the amendment is in force. The
+// text is held once read: partial where a sentence that amends was not read.
 import { sha256Hex } from '../../core/ids.ts';
 import { parseAmendmentText } from '../../ingest/ordinance/amendment-text.ts';
 import { CitationBatch } from '../citations.ts';
-import { sourceTier } from '../coverage.ts';
 import { saveVersionText } from '../documents.ts';
 import type { Loader } from './context.ts';
 import { mediaTypeOf } from './index.ts';
@@ -64,6 +64,6 @@ export const loadOrdinanceText: Loader = async (ctx) => {
     counts: { instructions: parsed.instructions.length, unread: unread.length },
     events: [],
     issues: [...parsed.issues, ...unread.map((x) => ({ severity: 'warning' as const, code: 'instruction_unread', detail: `ordinance ${m.ordinance}: ${x.reason}: ${x.quote.slice(0, 160)}` }))],
-    coverage: [{ jurisdictionId: j, layer: 'ordinance_text', sourceKey: ctx.source.key, ...sourceTier(parsed.instructions.length - unread.length, unread.length), sourceId: ctx.source.id, retrievedAt: ctx.version.retrievedAt, changedAt: ctx.now, earliestRetained: ctx.effectiveFrom, detail: { ordinance: m.ordinance, instructions: parsed.instructions.length, unread: unread.length } }],
+    coverage: [{ jurisdictionId: j, layer: 'ordinance_text', sourceKey: ctx.source.key, held: true, tier: unread.length > 0 ? 'partial' : 'full', sourceId: ctx.source.id, retrievedAt: ctx.version.retrievedAt, changedAt: ctx.now, earliestRetained: ctx.effectiveFrom, detail: { ordinance: m.ordinance, instructions: parsed.instructions.length, unread: unread.length } }],
   };
 };

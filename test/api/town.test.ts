@@ -437,6 +437,15 @@ describe('legal_status=proposed', () => {
     const atPlace = await get(`/v1/zoning?parcel=${parcel['4-15']}&legal_status=proposed`);
     expect(numbers(atPlace)).toEqual(['2026-03']);
   });
+
+  test('coverage names the ordinance texts read, one source each, with what was not read', async () => {
+    const r = await get('/coverage?jurisdiction=millbrook-ma&layer=ordinance_text');
+    const [layer] = r.body.item[0].layer;
+    expect(layer).toMatchObject({ layer: 'ordinance_text', held: true, tier: 'partial' });
+    const sources = Object.fromEntries(layer.source.map((x: { key: string }) => [x.key, x]));
+    expect(sources['ordinance-2026-07']).toMatchObject({ held: true, tier: 'full', instructions: 1, unread: 0 });
+    expect(sources['ordinance-2026-09']).toMatchObject({ held: true, tier: 'partial', instructions: 1, unread: 1 });
+  });
 });
 
 describe('knowledge loads', () => {
