@@ -1,10 +1,12 @@
-// Credentials: API keys (X-API-Key, or Authorization: Bearer) and console sessions (Bearer).
+// Credentials: API keys (X-API-Key, Authorization: Bearer, or HTTP Basic with the key as the
+// password) and console sessions (Bearer).
 // Both are random tokens stored only as sha256 hashes. A credential in a query string is refused.
+
+import { KEY_PREFIX, OAUTH_TOKEN_PREFIX, type Role, SCOPES, type Scope, SESSION_PREFIX } from '../core/credentials.ts';
 import { ApiError } from '../core/errors.ts';
 import { sha256Hex } from '../core/ids.ts';
-import { named, type Queryable } from '../store/db.ts';
 import { TtlMap } from '../core/ttl-map.ts';
-import { OAUTH_TOKEN_PREFIX, type Role, SCOPES, type Scope, SESSION_PREFIX } from '../core/credentials.ts';
+import { named, type Queryable } from '../store/db.ts';
 import { type AccessRecord, findAccess } from '../store/oauth.ts';
 
 export interface Actor {
@@ -27,16 +29,56 @@ export interface Actor {
 /** Query parameters that look like credentials: refused, never logged. */
 export const CREDENTIAL_QUERY_NAMES = ['api_key', 'apikey', 'key', 'access_token', 'token', 'x-api-key'];
 
+/**
+ * The credential a call sends: X-API-Key, else Authorization as Bearer <token> or as HTTP Basic
+ * with the key as the password (RFC 7617; any user name), the one way GIS clients such as QGIS
+ * can send a key. A header that is neither is refused naming Authorization.
+ */
 export function credentialFromHeaders(headers: Record<string, string | string[] | undefined>): string | null {
   const x = headers['x-api-key'];
   if (typeof x === 'string' && x.trim() !== '') return x.trim();
   const auth = headers.authorization;
   if (typeof auth === 'string') {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (!m) throw new ApiError('credential_invalid', { field: 'Authorization', detail: 'Authorization must be "Bearer <token>".' });
-    return m[1];
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (bearer) return bearer[1];
+    if (/^Basic(\s|$)/i.test(auth)) return basicKey(auth);
+    throw new ApiError('credential_invalid', { field: 'Authorization', detail: 'Authorization must be "Bearer <token>" or HTTP Basic with the API key as the password.' });
   }
   return null;
+}
+
+/** The basic security scheme of the OpenAPI documents. */
+export const BASIC_SCHEME_TEXT =
+  'HTTP Basic (RFC 7617) with an API key as the password and any user name, for clients that can send only Basic (QGIS authentication configurations, GDAL with GDAL_HTTP_AUTH=BASIC). Never in a query string.';
+
+/** Sent with a refused Basic credential, so a client that chose Basic knows to ask again. */
+export const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="Landlex", charset="UTF-8"' };
+
+/** The password of an HTTP Basic header, which must be an API key (pure). */
+export function basicKey(header: string): string {
+  const refuse = (detail: string) => new ApiError('credential_invalid', { field: 'Authorization', detail, headers: BASIC_CHALLENGE });
+  const m = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header);
+  if (!m || m[1].length % 4 === 1) throw refuse('HTTP Basic credentials must be base64 of "user:password", with the API key as the password.');
+  const plain = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = plain.indexOf(':');
+  if (colon < 0) throw refuse('HTTP Basic credentials must be "user:password" (any user name), with the API key as the password.');
+  const key = plain.slice(colon + 1).trim();
+  if (!key.startsWith(KEY_PREFIX)) throw refuse(`The HTTP Basic password must be an API key (${KEY_PREFIX}…); the user name may be anything.`);
+  return key;
+}
+
+/**
+ * A refusal of a credential sent in Authorization names that header (resolveCredential names
+ * X-API-Key for keys); one sent as Basic carries the Basic challenge.
+ */
+export function namedForHeader(err: unknown, headers: Record<string, string | string[] | undefined>): unknown {
+  if (!(err instanceof ApiError) || err.field !== 'X-API-Key') return err;
+  const x = headers['x-api-key'];
+  const auth = headers.authorization;
+  if ((typeof x === 'string' && x.trim() !== '') || typeof auth !== 'string') return err;
+  const basic = /^Basic\s/i.test(auth);
+  const detail = basic ? err.detail.replace('The API key', 'The API key sent as the HTTP Basic password') : err.detail;
+  return new ApiError(err.code, { field: 'Authorization', detail, headers: basic ? { ...err.headers, ...BASIC_CHALLENGE } : err.headers });
 }
 
 interface KeyRow {

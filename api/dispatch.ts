@@ -2,17 +2,17 @@
 // idempotency, dry run, charge, handler, envelope.
 import type Koa from 'koa';
 import { ApiError } from '../core/errors.ts';
-import { type Actor, CREDENTIAL_QUERY_NAMES, credentialFromHeaders, resolveCredential } from './auth.ts';
+import { type Actor, CREDENTIAL_QUERY_NAMES, credentialFromHeaders, namedForHeader, resolveCredential } from './auth.ts';
 import { readJsonBody, validateBody } from './body.ts';
 import { renderAnswer } from './envelope.ts';
+import { selectFields } from './fields.ts';
 import { withIdempotency } from './idempotency.ts';
 import { answerWithCharge, estimateCost } from './metering/charge.ts';
 import type { RequestState } from './middleware/context.ts';
-import { type Param, type RawQuery, asParameterRefusal, parseParams } from './params.ts';
+import { asParameterRefusal, type Param, parseParams, type RawQuery } from './params.ts';
 import type { Req, Route } from './route.ts';
 import type { Router } from './router.ts';
 import type { Services } from './services.ts';
-import { selectFields } from './fields.ts';
 
 /**
  * One call as handlers see it. A class, not an object literal with a getter: V8 gives every
@@ -43,7 +43,7 @@ async function authenticate(ctx: Koa.Context, route: Route, services: Services):
     if (CREDENTIAL_QUERY_NAMES.includes(name.toLowerCase())) {
       throw new ApiError('credential_invalid', {
         field: name,
-        detail: 'Credentials are never accepted in a query string (they end up in logs and histories). Send the key in X-API-Key or Authorization: Bearer, and revoke the key you sent.',
+        detail: 'Credentials are never accepted in a query string (they end up in logs and histories). Send the key in X-API-Key, Authorization: Bearer, or HTTP Basic as the password, and revoke the key you sent.',
       });
     }
   }
@@ -52,10 +52,10 @@ async function authenticate(ctx: Koa.Context, route: Route, services: Services):
   if (!token) {
     throw new ApiError('credential_missing', {
       field: 'Authorization',
-      detail: route.credential === 'key' ? 'Send an API key in X-API-Key (or Authorization: Bearer).' : 'Send a console session token in Authorization: Bearer.',
+      detail: route.credential === 'key' ? 'Send an API key in X-API-Key (or Authorization: Bearer, or HTTP Basic with the key as the password).' : 'Send a console session token in Authorization: Bearer.',
     });
   }
-  const actor = await resolveCredential(services.pool, token, services.credentials);
+  const actor = await resolveCredential(services.pool, token, services.credentials).catch((err) => Promise.reject(namedForHeader(err, ctx.headers)));
   if (actor.kind === 'key' && route.credential === 'session') {
     throw new ApiError('api_key_not_accepted', { detail: 'Keys are minted only with a console session (POST /session), never with a key.' });
   }

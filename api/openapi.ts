@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document, generated from the route table the server itself uses.
 import { API_VERSION, CONTRACT_DATE, SERVICE_NAME } from '../core/contract.ts';
 import { ERROR_CODES } from '../core/errors.ts';
+import { BASIC_SCHEME_TEXT } from './auth.ts';
 import { routeParams } from './dispatch.ts';
 import { oauth2Scheme } from './oauth/scheme.ts';
 import { paramSchema } from './params.ts';
@@ -202,7 +203,7 @@ function operation(r: Route) {
       schema: p.prefix ? { type: 'object', additionalProperties: true } : paramSchema(p),
     })),
     responses,
-    security: r.credential === 'public' ? [] : r.credential === 'key' ? [{ apiKey: [] }, { bearer: [] }, { oauth2: r.scope ? [r.scope] : [] }] : [{ bearer: [] }],
+    security: r.credential === 'public' ? [] : r.credential === 'key' ? [{ apiKey: [] }, { bearer: [] }, { basic: [] }, { oauth2: r.scope ? [r.scope] : [] }] : [{ bearer: [] }],
     'x-credential': r.credential,
   };
   if (r.scope) op['x-scope'] = r.scope;
@@ -264,6 +265,7 @@ export function buildOpenApi(routes: Route[], serverUrl: string): Record<string,
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
         bearer: { type: 'http', scheme: 'bearer', description: 'A console session token, an API key, or an OAuth access token' },
+        basic: { type: 'http', scheme: 'basic', description: BASIC_SCHEME_TEXT },
         oauth2: oauth2Scheme(serverUrl),
       },
       schemas: {
