@@ -1,11 +1,13 @@
 // bench:maps's floor: the least an HTTP server in Node can do per tile. node:http and pg, the
 // tiles made as the API makes those asked as known now (tiles/batch.ts: the statement of
 // tiles/layers.ts, the tiles asked meanwhile together, on a pool of the API's size and settings),
-// and nothing else: no API key, no rate, no usage, no ETag. Run as `tsx bench/tile-floor.ts <url> <port>`.
+// coded as the API codes them (tiles/encoding.ts: brotli or gzip as Accept-Encoding asks), and
+// nothing else: no API key, no rate, no usage, no ETag. Run as `tsx bench/tile-floor.ts <url> <port>`.
 import { createServer } from 'node:http';
 import { loadConfig } from '../core/config.ts';
 import { createPool } from '../store/db.ts';
 import { TileBatcher } from '../tiles/batch.ts';
+import { chooseCoding, encode } from '../tiles/encoding.ts';
 import { mapTimes, TILE_LAYERS, type TileLayer } from '../tiles/layers.ts';
 
 const [url, port] = process.argv.slice(2);
@@ -28,7 +30,10 @@ createServer(async (req, res) => {
     res.end();
     return;
   }
+  const coding = chooseCoding(req.headers['accept-encoding']);
   res.setHeader('Content-Type', 'application/vnd.mapbox-vector-tile');
-  res.end(made.tile);
+  res.setHeader('Vary', 'Accept-Encoding');
+  if (coding !== 'identity') res.setHeader('Content-Encoding', coding);
+  res.end(await encode(made.tile, coding));
 }).listen(Number(port), '127.0.0.1');
 process.on('SIGTERM', () => process.exit(0));

@@ -2,8 +2,8 @@
 // little of what the server needs), `clients` keep-alive connections on loopback, each sending
 // a random path of the list with the API key, for `seconds`; rate and latency percentiles.
 import { spawn, spawnSync } from 'node:child_process';
-import { get } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -15,9 +15,9 @@ export interface LoadResult {
   errors: number; // answers other than 2xx/3xx, and failed requests
 }
 
-const lua = (paths: string[], key: string) => `
+const lua = (paths: string[], key: string, extra: Record<string, string>) => `
 local paths = { ${paths.map((p) => JSON.stringify(p)).join(',\n')} }
-local headers = { ["X-API-Key"] = ${JSON.stringify(key)} }
+local headers = { ${Object.entries({ 'X-API-Key': key, ...extra }).map(([k, v]) => `[${JSON.stringify(k)}] = ${JSON.stringify(v)}`).join(', ')} }
 init = function(args) math.randomseed(os.time() + tonumber(tostring({}):sub(8), 16)) end
 request = function() return wrk.format("GET", paths[math.random(#paths)], headers) end
 done = function(s, latency, requests)
@@ -29,11 +29,12 @@ end
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
-export function httpLoad(opts: { port: number; key: string; paths: string[]; seconds: number; clients: number }): LoadResult {
+/** `headers`: sent with each request beside the key (e.g. Accept-Encoding). */
+export function httpLoad(opts: { port: number; key: string; paths: string[]; seconds: number; clients: number; headers?: Record<string, string> }): LoadResult {
   const dir = mkdtempSync(join(tmpdir(), 'landlex-wrk-'));
   try {
     const script = join(dir, 'load.lua');
-    writeFileSync(script, lua(opts.paths, opts.key));
+    writeFileSync(script, lua(opts.paths, opts.key, opts.headers ?? {}));
     const r = spawnSync('wrk', ['-t', '2', '-c', String(opts.clients), '-d', `${opts.seconds}s`, '-s', script, `http://127.0.0.1:${opts.port}`], { encoding: 'utf8' });
     const line = r.stdout?.split('\n').find((l) => l.startsWith('{"count"'));
     if (r.status !== 0 || !line) throw new Error(`wrk failed: ${r.error?.message ?? ''} ${r.stderr ?? ''} ${r.stdout ?? ''}`);
