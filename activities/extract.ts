@@ -1,6 +1,7 @@
 // The extract activities, built by a factory from their dependencies: mark an extract running,
-// write its file (rows streamed from PostGIS into a staging file, DuckDB writes JSONL or
-// Parquet to a temporary name, renamed only when complete), and fail it with a refund.
+// write its file (rows streamed from PostGIS into a staging file; DuckDB writes JSONL, GeoJSONSeq
+// or Parquet, GDAL writes GeoPackage or FlatGeobuf, to a temporary name renamed only when
+// complete), and fail it with a refund.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
@@ -11,6 +12,8 @@ import type { Logger } from '../core/log.ts';
 import type { Pool } from '../store/db.ts';
 import * as store from '../store/extracts.ts';
 import { type DuckOptions, writeWithDuckDB } from './extract/duck.ts';
+import { FORMAT_SPECS, fileName } from './extract/formats.ts';
+import { writeWithGdal } from './extract/gdal.ts';
 import type { ExtractPlan } from './extract/plan.ts';
 import { envelopeQuery, rowQuery } from './extract/sql.ts';
 import { stageRows } from './extract/stage.ts';
@@ -43,8 +46,6 @@ export interface ExtractWritten {
   rows: number;
   files: store.ExtractFile[];
 }
-
-const MEDIA_TYPES = { jsonl: 'application/x-ndjson', parquet: 'application/vnd.apache.parquet' } as const;
 
 /**
  * Heartbeats of the running activity, captured now: stream callbacks run in the async context of
@@ -86,16 +87,20 @@ export function createExtractActivities(deps: ExtractDeps) {
     const work = join(dir, '.work');
     await rm(work, { recursive: true, force: true });
     await mkdir(work, { recursive: true });
-    const name = `${plan.resource}.${plan.format}`;
-    const tmp = join(dir, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
+    const spec = FORMAT_SPECS[plan.format];
+    const name = fileName(plan.resource, plan.format);
+    // hidden, and ending as the file does (GDAL checks a GeoPackage's extension)
+    const tmp = join(dir, `.${randomBytes(6).toString('hex')}.${name}`);
     const progress = (phase: ExtractProgress['phase'], rows: number) => deps.onProgress?.({ extract: x.id, phase, rows, estimate: Number(x.row_estimate) });
     const beat = heartbeats();
     const ticker = setInterval(() => beat({ phase: 'working' }), 10_000);
     try {
       const q = rowQuery(plan);
       const staged = join(work, 'rows.csv');
-      const s = await stageRows(deps.pool, q, q.geometry ? envelopeQuery(plan, q.geometry) : null, staged, {
+      const envelope = plan.format === 'parquet' && q.geometry ? envelopeQuery(plan, q.geometry) : null;
+      const s = await stageRows(deps.pool, q, envelope, staged, {
         batchRows,
+        header: spec.gdalDriver !== undefined,
         onBatch: async (rows) => {
           beat({ rows });
           progress('rows', rows);
@@ -103,13 +108,16 @@ export function createExtractActivities(deps: ExtractDeps) {
         },
       });
       progress('writing', s.rows);
-      const metadata = { landlex: JSON.stringify({ extract: x.id, resource: plan.resource, as_of: plan.asOf, known_as_of: plan.knownAsOf, filter: plan.filter }) };
+      const landlex = JSON.stringify({ extract: x.id, resource: plan.resource, as_of: plan.asOf, known_as_of: plan.knownAsOf, filter: plan.filter });
       const geometry = q.geometry && s.geo ? { column: q.geometry, summary: s.geo } : null;
-      const written = await writeWithDuckDB({ staged, out: tmp, format: plan.format, columns: q.columns, geometry, metadata, workDir: work }, deps.duckdb);
-      if (written !== s.rows) throw new Error(`DuckDB wrote ${written} rows of the ${s.rows} staged`);
+      const written =
+        spec.gdalDriver
+          ? await writeWithGdal({ staged, out: tmp, driver: spec.gdalDriver, layer: plan.resource, columns: q.columns, description: landlex, workDir: work })
+          : await writeWithDuckDB({ staged, out: tmp, format: plan.format, columns: q.columns, geometry, metadata: { landlex }, workDir: work }, deps.duckdb);
+      if (written !== s.rows) throw new Error(`${spec.gdalDriver ? 'GDAL' : 'DuckDB'} wrote ${written} rows of the ${s.rows} staged`);
       const { size, sha256 } = await digest(tmp);
       await rename(tmp, join(dir, name));
-      const files: store.ExtractFile[] = [{ name, format: plan.format, media_type: MEDIA_TYPES[plan.format], size, rows: s.rows, sha256 }];
+      const files: store.ExtractFile[] = [{ name, format: plan.format, media_type: spec.mediaType, size, rows: s.rows, sha256 }];
       if (!(await store.completeExtract(deps.pool, x.id, s.rows, files))) {
         throw ApplicationFailure.nonRetryable(`extract ${x.id} is no longer running`, 'BadInput');
       }

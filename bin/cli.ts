@@ -186,14 +186,14 @@ program
 
 program
   .command('extract')
-  .description('write a resource of jurisdictions to a JSONL or Parquet file (in-process, or on Temporal with TEMPORAL_ADDRESS)')
+  .description('write a resource of jurisdictions to a JSONL, GeoParquet, GeoJSONSeq, GeoPackage or FlatGeobuf file (in-process, or on Temporal with TEMPORAL_ADDRESS)')
   .argument('<resource>', 'jurisdiction, parcel, property, district, district_area, permission, control or change_event')
   .requiredOption('--jurisdiction <slug...>', 'jurisdictions (slug, jur_ id or fips_key); repeatable')
-  .requiredOption('--format <format>', 'parquet or jsonl')
+  .requiredOption('--format <format>', 'jsonl, parquet, geojsonseq, gpkg or flatgeobuf (the last three open in GDAL and QGIS)')
   .option('--as-of <time>', 'valid time (a date, a date-time with offset, or from:<date> to:<date>)')
   .option('--known-as-of <time>', 'knowledge time (a date or a date-time with offset)')
   .option('--field <names>', 'columns, comma-separated (id and effective_from are always kept)')
-  .option('--filter <json>', 'filter, e.g. \'{"area_m2": {"gte": 1000}}\'')
+  .option('--filter <json>', 'filter, e.g. \'{"area_sq_ft": {"gte": 10000}}\'')
   .option('--out <dir>', 'directory for the file (default EXTRACT_DIR/<extract id>)')
   .option('--json', 'print the outcome as JSON on stdout')
   .action(async (resource: string, opts: { jurisdiction: string[]; format: string; asOf?: string; knownAsOf?: string; field?: string; filter?: string; out?: string; json?: boolean }) => {

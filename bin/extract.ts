@@ -1,4 +1,4 @@
-// `landlex extract <resource> --jurisdiction <slug> --format parquet|jsonl`: the same extract as
+// `landlex extract <resource> --jurisdiction <slug> --format <format>`: the same extract as
 // POST /extract, as the operator (nothing charged), run in-process with a progress bar, or on
 // Temporal when TEMPORAL_ADDRESS is set.
 import { resolve } from 'node:path';
@@ -27,6 +27,8 @@ export interface ExtractCliOptions {
 export interface ExtractCliResult extends ExtractOutcome {
   dir: string;
   rowEstimate: number;
+  /** rows in scope the format cannot hold (FlatGeobuf: those without a geometry) */
+  leftOut: number;
 }
 
 function progressBar(enabled: boolean) {
@@ -50,7 +52,7 @@ export async function runExtractCli(config: Config, pool: Pool, log: Logger, res
     try {
       filter = JSON.parse(o.filter);
     } catch {
-      throw new Error(`--filter: not JSON; write e.g. '{"area_m2": {"gte": 1000}}'`);
+      throw new Error(`--filter: not JSON; write e.g. '{"area_sq_ft": {"gte": 10000}}'`);
     }
   }
   const req: ExtractRequest = {
@@ -66,11 +68,12 @@ export async function runExtractCli(config: Config, pool: Pool, log: Logger, res
   const id = newId('extract');
   const dir = o.out ? resolve(o.out) : resolve(config.extractDir, id);
   await insertExtract(pool, { id, organizationId: null, resource, format: planned.plan.format, request: req, plan: planned.plan, dir: o.out ? dir : null, rowEstimate: planned.rowEstimate, creditEstimate: planned.creditEstimate, creditsCharged: 0 });
-  if (config.temporalAddress) return { ...(await executeOnTemporal(config, id)), dir, rowEstimate: planned.rowEstimate };
+  const leftOut = planned.plan.leftOut ?? 0;
+  if (config.temporalAddress) return { ...(await executeOnTemporal(config, id)), dir, rowEstimate: planned.rowEstimate, leftOut };
   const bar = progressBar(o.progress);
   try {
     const activities = createExtractActivities({ pool, dir: config.extractDir, log, onProgress: (p) => bar.update(p) });
-    return { ...(await runExtractInProcess(activities, id)), dir, rowEstimate: planned.rowEstimate };
+    return { ...(await runExtractInProcess(activities, id)), dir, rowEstimate: planned.rowEstimate, leftOut };
   } finally {
     bar.stop();
   }
@@ -78,7 +81,7 @@ export async function runExtractCli(config: Config, pool: Pool, log: Logger, res
 
 export function describeOutcome(r: ExtractCliResult): string {
   if (r.state === 'failed') return `extract ${r.extract} failed: ${r.error}`;
-  const lines = [`extract ${r.extract} succeeded: ${r.rows} rows (estimated ${r.rowEstimate})`];
+  const lines = [`extract ${r.extract} succeeded: ${r.rows} rows (estimated ${r.rowEstimate})${r.leftOut ? `; ${r.leftOut} rows without a geometry left out` : ''}`];
   for (const f of r.files) lines.push(`  ${resolve(r.dir, f.name)}  ${f.size} bytes  ${f.rows} rows  sha256 ${f.sha256}`);
   return lines.join('\n');
 }

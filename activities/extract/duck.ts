@@ -1,8 +1,9 @@
 // DuckDB reads the staged rows (CSV as COPY wrote it, typed column by column) and writes the
-// extract's file: JSONL, or Parquet with GeoParquet 1.1 metadata on the geometry column (WKB,
-// CRS left out, which means OGC:CRS84). Memory is capped; DuckDB spills to the work directory.
+// extract's file: JSONL, GeoJSONSeq (RFC 8142: RS, a GeoJSON Feature, LF), or Parquet with
+// GeoParquet 1.1 metadata on the geometry column (WKB, CRS left out, which means OGC:CRS84).
+// Memory is capped; DuckDB spills to the work directory.
 import { DuckDBInstance, quotedIdentifier, quotedString } from '@duckdb/node-api';
-import type { ExtractFormat } from './plan.ts';
+import type { ExtractFormat } from './formats.ts';
 import type { OutputColumn } from './sql.ts';
 
 export interface GeoSummary {
@@ -49,12 +50,25 @@ function readType(c: OutputColumn, format: ExtractFormat): string {
   }
 }
 
-/** The column as written: WKB from hex, lists from JSON arrays, the rest as read. */
-function outputSql(c: OutputColumn, format: ExtractFormat): string {
+/** The column's value as written: WKB from hex, lists from JSON arrays, the rest as read. */
+function valueExpr(c: OutputColumn, format: ExtractFormat): string {
   const name = quotedIdentifier(c.name);
-  if (c.type === 'geometry' && format === 'parquet') return `from_hex(${name}) AS ${name}`;
-  if (c.type === 'text[]') return `CAST(CAST(${name} AS JSON) AS VARCHAR[]) AS ${name}`;
+  if (c.type === 'geometry' && format === 'parquet') return `from_hex(${name})`;
+  if (c.type === 'text[]') return `CAST(CAST(${name} AS JSON) AS VARCHAR[])`;
   return name;
+}
+
+function outputSql(c: OutputColumn, format: ExtractFormat): string {
+  return `${valueExpr(c, format)} AS ${quotedIdentifier(c.name)}`;
+}
+
+/** One GeoJSON Feature per row: `id` and `geometry` as members, every other column a property. */
+export function featureSql(columns: OutputColumn[]): string {
+  const id = columns.find((c) => c.name === 'id');
+  const geometry = columns.find((c) => c.type === 'geometry');
+  const props = columns.filter((c) => c !== id && c !== geometry).map((c) => `${quotedString(c.name)}, ${valueExpr(c, 'geojsonseq')}`);
+  const member = (c: OutputColumn | undefined, none: string) => (c ? quotedIdentifier(c.name) : none);
+  return `json_object('type', 'Feature', 'id', ${member(id, 'NULL')}, 'geometry', ${member(geometry, 'NULL::JSON')}, 'properties', json_object(${props.join(', ')}))`;
 }
 
 /** The GeoParquet 1.1 "geo" metadata of one WKB column. */
@@ -70,6 +84,12 @@ export function copySql(spec: WriteSpec): string {
   // PostgreSQL's CSV: NULL is an empty field, an empty string is "" (so quoted fields are never NULL)
   const source = `read_csv(${quotedString(spec.staged)}, columns = {${types}}, header = false, auto_detect = false, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, max_line_size = 16777216, buffer_size = 16777216)`;
   if (spec.format === 'jsonl') return `COPY (SELECT ${select} FROM ${source}) TO ${quotedString(spec.out)} (FORMAT JSON)`;
+  if (spec.format === 'geojsonseq') {
+    // one text column, never quoted: JSON escapes every control character, so no line holds RS or LF
+    const text = `chr(30) || CAST(${featureSql(spec.columns)} AS VARCHAR)`;
+    return `COPY (SELECT ${text} FROM ${source}) TO ${quotedString(spec.out)} (FORMAT CSV, HEADER false, QUOTE '', ESCAPE '', DELIMITER ${quotedString('\x1f')})`;
+  }
+  if (spec.format !== 'parquet') throw new Error(`DuckDB does not write ${spec.format}`);
   const kv: Record<string, string> = { ...spec.metadata };
   if (spec.geometry) kv.geo = JSON.stringify(geoMetadata(spec.geometry.column, spec.geometry.summary));
   const kvSql = Object.entries(kv)

@@ -7,11 +7,11 @@ import { ApiError, invalid, unknownValue } from '../../core/errors.ts';
 import { parseTimeText, resolveAsOf, resolveKnownAsOf } from '../../core/time.ts';
 import type { Queryable } from '../../store/db.ts';
 import { settledAnywhere } from '../../store/changes.ts';
+import { type ExtractFormat, FORMAT_SPECS, FORMATS } from './formats.ts';
 import { type ExtractResource, RESOURCES, RESOURCE_NAMES, filterDef } from './resources.ts';
 import { countQuery } from './sql.ts';
 
-export const FORMATS = ['jsonl', 'parquet'] as const;
-export type ExtractFormat = (typeof FORMATS)[number];
+export { type ExtractFormat, FORMATS } from './formats.ts';
 
 /** Valid time: one date per jurisdiction (its local date of the instant asked), or a date interval. */
 export type AsOfPlan = { kind: 'instant'; text: string; dates: Record<string, string> } | { kind: 'interval'; text: string; from: string; to: string };
@@ -27,6 +27,9 @@ export interface ExtractPlan {
   fields: string[];
   /** filter[<field>][<op>]=<value> texts of the collection grammar */
   filter: string[];
+  /** only rows with a geometry (FlatGeobuf); `leftOut` counts the others, at the pinned times */
+  geometryRequired?: boolean;
+  leftOut?: number;
 }
 
 export interface ExtractRequest {
@@ -144,6 +147,13 @@ export async function planExtract(db: Queryable, req: ExtractRequest, now = new 
   const zones = new Map<string, string>(rows.map((j) => [j.id as string, j.timezone as string]));
 
   const fields = selectFields(r, req.field);
+  const spec = FORMAT_SPECS[req.format];
+  if (spec.geometryRequired) {
+    const g = r.columns.find((c) => c.type === 'geometry');
+    if (!g) throw invalid('format', `${req.format} holds features with a geometry and ${r.name} rows have none; use gpkg or geojsonseq`);
+    // the geometry is what the format is for: kept like id
+    if (!fields.includes(g.name)) fields.push(g.name);
+  }
   const filter = filterTexts(req.filter);
   checkFilter(r, filter);
   const known = resolveKnownAsOf(req.known_as_of === undefined ? undefined : parseTimeText(req.known_as_of, 'known_as_of'), now);
@@ -151,7 +161,12 @@ export async function planExtract(db: Queryable, req: ExtractRequest, now = new 
   // inside a load's window, as known just before it began: the file is the same whenever it runs
   const knownAsOf = await settledAnywhere(db, known.instant);
   const plan: ExtractPlan = { resource: r.name, format: req.format, jurisdictions: [...zones.keys()], asOf: asOfPlan(r, req.as_of, zones, now), knownAsOf, fields, filter };
-  const count = countQuery(plan);
-  const n = Number((await db.query(count.sql, count.values)).rows[0].n);
+  const countRows = async (p: ExtractPlan) => {
+    const count = countQuery(p);
+    return Number((await db.query(count.sql, count.values)).rows[0].n);
+  };
+  if (spec.geometryRequired) plan.geometryRequired = true;
+  const n = await countRows(plan);
+  if (spec.geometryRequired) plan.leftOut = (await countRows({ ...plan, geometryRequired: false })) - n;
   return { plan, rowEstimate: n, creditEstimate: creditsFor(n) };
 }

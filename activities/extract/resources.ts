@@ -1,5 +1,6 @@
 // What each extractable resource reads: its FROM clause, how time selects its rows, and its
-// columns (SQL over the FROM, and a type that decides how JSONL and Parquet carry it). Pure data.
+// columns (SQL over the FROM, and a type that decides how each format carries it). Pure data.
+// Units are the spec's (2.x): areas in square feet, as OGC and tiles serve them.
 import type { FieldDef, FieldType, ResourceDef } from '../../core/query/resource.ts';
 
 export type ColumnType = 'text' | 'integer' | 'number' | 'boolean' | 'date' | 'timestamp' | 'json' | 'text[]' | 'geometry';
@@ -10,6 +11,8 @@ export interface Column {
   sql: string;
   type: ColumnType;
   enum?: readonly string[];
+  /** geometry columns: the one geometry type every value has (the column's PostGIS typmod) */
+  geometryType?: 'MultiPolygon';
 }
 
 /**
@@ -37,6 +40,10 @@ const STATUS = ['stated', 'conflicting', 'withheld'] as const;
 
 const text = (name: string, sql: string): Column => ({ name, sql, type: 'text' });
 const json = (name: string, sql: string): Column => ({ name, sql, type: 'json' });
+const multiPolygon = (sql: string): Column => ({ name: 'geometry', sql, type: 'geometry', geometryType: 'MultiPolygon' });
+
+/** Square feet per square metre; the same factor and rounding as the OGC parcels and tiles. */
+export const SQ_FT_PER_M2 = 10.763910417;
 
 /** effective_from/effective_through (valid) and known_from (when the service first held the row). */
 function bitemporal(a: string): Column[] {
@@ -76,7 +83,7 @@ export const RESOURCES: Record<string, ExtractResource> = {
       { name: 'population', sql: 'j.population', type: 'integer' }, { name: 'population_year', sql: 'j.population_year', type: 'integer' },
       text('lifecycle_status', 'j.lifecycle_status'), text('timezone', 'j.timezone'), text('parent', 'j.parent_id'), text('boundary_basis', 'j.boundary_basis'),
       { name: 'created_at', sql: 'j.created_at', type: 'timestamp' }, { name: 'updated_at', sql: 'j.updated_at', type: 'timestamp' },
-      { name: 'geometry', sql: 'j.boundary', type: 'geometry' },
+      multiPolygon('j.boundary'),
     ],
   }),
   parcel: def({
@@ -88,8 +95,8 @@ export const RESOURCES: Record<string, ExtractResource> = {
     order: 'p.fact_id',
     columns: [
       text('id', 'p.id'), text('jurisdiction', 'p.jurisdiction_id'), text('parcel_key', 'p.parcel_key'), text('apn', 'p.apn'),
-      text('map_version', 'p.map_version_id'), { name: 'area_m2', sql: 'p.area_m2', type: 'number' }, json('attributes', 'p.attributes'),
-      ...bitemporal('p'), { name: 'geometry', sql: 'p.geom', type: 'geometry' },
+      text('map_version', 'p.map_version_id'), { name: 'area_sq_ft', sql: `round(p.area_m2 * ${SQ_FT_PER_M2})`, type: 'number' }, json('attributes', 'p.attributes'),
+      ...bitemporal('p'), multiPolygon('p.geom'),
     ],
   }),
   property: def({
@@ -133,7 +140,7 @@ export const RESOURCES: Record<string, ExtractResource> = {
       text('id', 'a.id'), text('jurisdiction', 'a.jurisdiction_id'), text('district', 'a.district_id'),
       { name: 'kind', sql: 'a.kind', type: 'text', enum: ['base', 'overlay', 'future_land_use'] }, text('code_raw', 'a.code_raw'),
       text('map_version', 'a.map_version_id'), text('feature_ref', 'a.feature_ref'), json('attributes', 'a.attributes'),
-      ...bitemporal('a'), { name: 'geometry', sql: 'a.geom', type: 'geometry' },
+      ...bitemporal('a'), multiPolygon('a.geom'),
     ],
   }),
   permission: def({

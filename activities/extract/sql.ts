@@ -3,7 +3,8 @@
 // back typed) and, for Parquet, the envelope and types of the geometry column.
 import { compileFilter, modeClause, parseFilter } from '../../core/query/filter.ts';
 import { SqlBuilder } from '../../core/query/resource.ts';
-import type { ExtractFormat, ExtractPlan } from './plan.ts';
+import { type ExtractFormat, FORMAT_SPECS } from './formats.ts';
+import type { ExtractPlan } from './plan.ts';
 import { type Column, type ExtractResource, RESOURCES, filterDef } from './resources.ts';
 
 const NAME = /^[a-z_][a-z0-9_]*$/;
@@ -11,6 +12,7 @@ const NAME = /^[a-z_][a-z0-9_]*$/;
 export interface OutputColumn {
   name: string;
   type: Column['type'];
+  geometryType?: Column['geometryType'];
 }
 
 export interface RowQuery {
@@ -18,7 +20,7 @@ export interface RowQuery {
   values: unknown[];
   /** the columns of each row, in order */
   columns: OutputColumn[];
-  /** the geometry column of a Parquet file (WKB, sent as hex) */
+  /** the geometry column when it is sent as WKB (hex): Parquet, GeoPackage, FlatGeobuf */
   geometry: string | null;
 }
 
@@ -40,23 +42,29 @@ function where(r: ExtractResource, plan: ExtractPlan, b: SqlBuilder): { clauses:
   else clauses.push(`${a}.created_at <= ${known}`);
   const def = filterDef(r);
   const filter = plan.filter.length ? compileFilter(def, parseFilter(def, plan.filter), b) : null;
+  if (plan.geometryRequired) {
+    const g = r.columns.find((c) => c.type === 'geometry');
+    if (g) clauses.push(`${g.sql} IS NOT NULL AND NOT ST_IsEmpty(${g.sql})`);
+  }
   // rows a filter cannot evaluate are kept and marked (spec 1.2 rule 7), never dropped
   if (filter) clauses.push(modeClause(filter, 'include'));
   return { clauses, filter };
 }
 
-/** Each column as the text DuckDB reads back: ISO instants, JSON for json and arrays, WKB hex or GeoJSON. */
+/** Each column as the text DuckDB or GDAL reads back: ISO instants, JSON for json and arrays, WKB hex or GeoJSON. */
 function valueSql(c: Column, format: ExtractFormat): string {
+  const spec = FORMAT_SPECS[format];
   switch (c.type) {
     case 'timestamp':
       return `to_char(${c.sql} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
     case 'boolean':
+      return spec.gdalDriver ? `(${c.sql})::int` : `(${c.sql})::text`;
     case 'json':
       return `(${c.sql})::text`;
     case 'text[]':
       return `to_json(${c.sql})::text`;
     case 'geometry':
-      return format === 'parquet' ? `encode(ST_AsBinary(${c.sql}), 'hex')` : `ST_AsGeoJSON(${c.sql})`;
+      return spec.geometry === 'wkb' ? `encode(ST_AsBinary(${c.sql}), 'hex')` : `ST_AsGeoJSON(${c.sql})`;
     default:
       return c.sql;
   }
@@ -79,12 +87,12 @@ export function rowQuery(plan: ExtractPlan): RowQuery {
     return c;
   });
   const select = cols.map((c) => `${valueSql(c, plan.format)} AS ${c.name}`);
-  const columns: OutputColumn[] = cols.map((c) => ({ name: c.name, type: c.type }));
+  const columns: OutputColumn[] = cols.map((c) => ({ name: c.name, type: c.type, ...(c.geometryType ? { geometryType: c.geometryType } : {}) }));
   if (filter) {
     select.push(`CASE WHEN (${filter}) IS NULL THEN 'indeterminate' ELSE 'match' END AS filter_outcome`);
     columns.push({ name: 'filter_outcome', type: 'text' });
   }
-  const geom = plan.format === 'parquet' ? cols.find((c) => c.type === 'geometry') : undefined;
+  const geom = FORMAT_SPECS[plan.format].geometry === 'wkb' ? cols.find((c) => c.type === 'geometry') : undefined;
   const sql = `SELECT ${select.join(', ')} FROM ${r.from} WHERE ${clauses.join(' AND ')} ORDER BY ${r.order}`;
   return { sql, values: b.values, columns, geometry: geom?.name ?? null };
 }

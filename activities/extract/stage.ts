@@ -21,6 +21,8 @@ export interface StageOptions {
   batchRows: number;
   /** after each batch is on its way to disk; throwing stops the stream there */
   onBatch?: (rows: number) => void | Promise<void>;
+  /** a first line of column names (GDAL reads the file by them) */
+  header?: boolean;
 }
 
 export interface Statement {
@@ -63,11 +65,11 @@ export async function stageRows(pool: Pool, rows: Statement, envelope: Statement
     await client.query('SET LOCAL enable_sort = off');
     if (envelope) {
       const e = (await client.query(envelope.sql, envelope.values)).rows[0];
-      geo = { bbox: e.xmin === null ? null : [e.xmin, e.ymin, e.xmax, e.ymax], types: (e.types as string[]).map(geoParquetType) };
+      geo = { bbox: e.xmin === null ? null : [e.xmin, e.ymin, e.xmax, e.ymax], types: ((e.types ?? []) as string[]).map(geoParquetType) };
     }
     const { sql, settings } = settingsForm(rows);
     for (const [name, value] of settings) await client.query('SELECT set_config($1, $2::text, true)', [name, value]);
-    const copy = client.query(copyStreams.to(`COPY (${sql}) TO STDOUT WITH (FORMAT csv)`));
+    const copy = client.query(copyStreams.to(`COPY (${sql}) TO STDOUT WITH (FORMAT csv${opts.header ? ', HEADER true' : ''})`));
     let next = opts.batchRows;
     const counter = new Transform({
       async transform(chunk: Buffer, _enc, done) {

@@ -3,7 +3,8 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { extractDirOf } from '../../activities/extract.ts';
-import { type ExtractPlan, type ExtractRequest, FORMATS, type PlannedExtract, planExtract } from '../../activities/extract/plan.ts';
+import { FORMATS, MEDIA_TYPES } from '../../activities/extract/formats.ts';
+import { type ExtractPlan, type ExtractRequest, type PlannedExtract, planExtract } from '../../activities/extract/plan.ts';
 import { RESOURCE_NAMES } from '../../activities/extract/resources.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
 import { newId, requireId } from '../../core/ids.ts';
@@ -33,7 +34,12 @@ const BODY = {
   required: ['resource', 'format', 'scope'],
   properties: {
     resource: { type: 'string', enum: RESOURCE_NAMES },
-    format: { type: 'string', enum: FORMATS },
+    format: {
+      type: 'string',
+      enum: FORMATS,
+      description:
+        'jsonl: one row object a line (not GeoJSON). parquet: GeoParquet 1.1. GIS tools (GDAL, QGIS) open geojsonseq (RFC 8142, RS-separated GeoJSON Features), gpkg (GeoPackage, EPSG:4326) and flatgeobuf (EPSG:4326, spatial index; rows without a geometry are left out and counted in left_out).',
+    },
     scope: {
       type: 'object',
       additionalProperties: false,
@@ -56,6 +62,11 @@ const BODY = {
 
 const iso = (t: Date | string | null) => (t === null ? null : new Date(t).toISOString());
 
+/** Rows in scope the format cannot hold (FlatGeobuf: those without a geometry); null when none are. */
+function leftOut(plan: ExtractPlan) {
+  return plan.leftOut ? { rows: plan.leftOut, reason: `${plan.format} holds only features with a geometry` } : null;
+}
+
 export function extractItem(x: ExtractRow, files: ExtractFile[]) {
   const plan = x.plan as ExtractPlan;
   return {
@@ -75,6 +86,7 @@ export function extractItem(x: ExtractRow, files: ExtractFile[]) {
     jurisdiction: plan.jurisdictions,
     filter: x.request.filter ?? null,
     field: plan.fields,
+    left_out: leftOut(plan),
     as_of: plan.asOf,
     known_as_of: plan.knownAsOf,
     row_count: x.row_count === null ? null : Number(x.row_count),
@@ -105,7 +117,7 @@ export const extractRoutes = defineRoutes([
     refuses: ['not_available'],
     method: 'POST',
     path: '/extract',
-    summary: 'Start an extract: a resource in a scope, as of fixed times, written to JSONL or Parquet files',
+    summary: 'Start an extract: a resource in a scope, as of fixed times, written to a JSONL, GeoParquet, GeoJSONSeq, GeoPackage or FlatGeobuf file',
     tag: 'Extracts',
     credential: 'key',
     scope: 'extract:write',
@@ -118,10 +130,10 @@ export const extractRoutes = defineRoutes([
       credits: 1,
       per: 'item',
       upfront: true,
-      note: 'One credit per 1,000 rows estimated (at least one), charged when the extract is created; given back if it fails.',
+      note: 'One credit per 1,000 rows estimated (at least one), in every format, charged when the extract is created; given back if it fails.',
       estimateUnits: async (req) => {
         const p = await planFor(req);
-        const item = { object: 'extract_estimate', resource: p.plan.resource, format: p.plan.format, row_estimate: p.rowEstimate, credit_estimate: p.creditEstimate, jurisdiction: p.plan.jurisdictions, as_of: p.plan.asOf, known_as_of: p.plan.knownAsOf, field: p.plan.fields };
+        const item = { object: 'extract_estimate', resource: p.plan.resource, format: p.plan.format, row_estimate: p.rowEstimate, credit_estimate: p.creditEstimate, jurisdiction: p.plan.jurisdictions, as_of: p.plan.asOf, known_as_of: p.plan.knownAsOf, field: p.plan.fields, left_out: leftOut(p.plan) };
         return { units: p.creditEstimate, item };
       },
     },
@@ -195,7 +207,7 @@ export const extractRoutes = defineRoutes([
     credential: 'key',
     scope: 'extract:write',
     form: 'raw',
-    produces: ['application/x-ndjson', 'application/vnd.apache.parquet'],
+    produces: MEDIA_TYPES,
     price: { credits: 0, per: 'call', note: 'Free: the extract was paid for when created.' },
     params: [ID_PARAM, { name: 'name', in: 'path', type: 'string', required: true }],
     handler: async (req) => {

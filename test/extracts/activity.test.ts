@@ -136,6 +136,8 @@ describe('extract files', () => {
     expect(row.geometry.type).toBe('MultiPolygon');
     expect(row.id).toMatch(/^prc_/);
     expect(typeof row.attributes).toBe('object');
+    expect(typeof row.area_sq_ft).toBe('number');
+    expect(row.area_m2).toBeUndefined();
     expect(row.effective_from).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(row.known_from).toMatch(/^\d{4}-\d{2}-\d{2}T/);
   });
@@ -175,15 +177,16 @@ describe('extract files', () => {
   });
 
   test('a filter keeps rows it cannot evaluate, marked indeterminate; field[] selects columns', async () => {
-    const x = await create({ resource: 'parcel', format: 'parquet', filter: { area_m2: { gte: 1000 } }, field: ['parcel_key', 'area_m2'] });
+    const x = await create({ resource: 'parcel', format: 'parquet', filter: { area_sq_ft: { gte: 10_000 } }, field: ['parcel_key', 'area_sq_ft'] });
     const base = 'FROM parcel WHERE jurisdiction_id = $1 AND known @> $2::timestamptz AND valid @> $3::date';
-    const matched = await count(`SELECT count(*) AS n ${base} AND area_m2 >= 1000`, [jur, nowIso, today]);
+    // square feet, as OGC and tiles serve parcel area: 10,000 sq ft is 929 m²
+    const matched = await count(`SELECT count(*) AS n ${base} AND area_m2 * 10.763910417 >= 9999.5`, [jur, nowIso, today]);
     const unknown = await count(`SELECT count(*) AS n ${base} AND area_m2 IS NULL`, [jur, nowIso, today]);
     expect(unknown).toBeGreaterThan(0);
     await runExtractInProcess(activities(), x.id, fast);
     const path = join(dir, x.id, 'parcel.parquet');
     const cols = await duck<{ column_name: string }>(`DESCRIBE SELECT * FROM read_parquet('${path}')`);
-    expect(cols.map((c) => c.column_name)).toEqual(['id', 'effective_from', 'parcel_key', 'area_m2', 'filter_outcome']);
+    expect(cols.map((c) => c.column_name)).toEqual(['id', 'effective_from', 'parcel_key', 'area_sq_ft', 'filter_outcome']);
     const outcomes = await duck<{ o: string; n: string }>(`SELECT filter_outcome AS o, count(*)::varchar AS n FROM read_parquet('${path}') GROUP BY 1 ORDER BY 1`);
     expect(outcomes).toEqual([{ o: 'indeterminate', n: String(unknown) }, { o: 'match', n: String(matched) }]);
     const kv = await duck<{ k: string }>(`SELECT decode(key) AS k FROM parquet_kv_metadata('${path}')`);
@@ -193,8 +196,11 @@ describe('extract files', () => {
   test('bad requests are refused before anything is written', async () => {
     const refused = (body: Partial<ExtractRequest>) => create({ resource: 'parcel', format: 'jsonl', ...body }).then(() => null, (e) => e);
     expect(await refused({ filter: { nope: { eq: 'x' } } })).toMatchObject({ code: 'field_unknown', field: 'filter.nope' });
-    expect(await refused({ filter: { area_m2: { near: 1 } } })).toMatchObject({ code: 'parameter_invalid', field: 'filter.area_m2.near' });
-    expect(await refused({ filter: { area_m2: { gte: 'big' } } })).toMatchObject({ code: 'parameter_invalid', field: 'filter.area_m2.gte' });
+    expect(await refused({ filter: { area_sq_ft: { near: 1 } } })).toMatchObject({ code: 'parameter_invalid', field: 'filter.area_sq_ft.near' });
+    expect(await refused({ filter: { area_sq_ft: { gte: 'big' } } })).toMatchObject({ code: 'parameter_invalid', field: 'filter.area_sq_ft.gte' });
+    // one unit everywhere: the square-metre name is gone
+    expect(await refused({ filter: { area_m2: { gte: 1000 } } })).toMatchObject({ code: 'field_unknown', field: 'filter.area_m2' });
+    expect(await refused({ field: ['area_m2'] })).toMatchObject({ code: 'field_unknown', field: 'field' });
     expect(await refused({ field: ['parcel_key', 'owner'] })).toMatchObject({ code: 'field_unknown', field: 'field' });
     expect(await refused({ known_as_of: 'from:2024-01-01 to:2024-02-01' })).toMatchObject({ code: 'parameter_invalid', field: 'known_as_of' });
     expect(await refused({ resource: 'change_event', as_of: '2024-01-01' })).toMatchObject({ code: 'parameter_invalid', field: 'as_of' });

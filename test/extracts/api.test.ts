@@ -122,12 +122,55 @@ describe('POST /extract', () => {
     expect((await call(server, 'GET', '/extract?state=done', { key })).status).toBe(422);
   });
 
+  test('GeoJSONSeq, GeoPackage and FlatGeobuf: created, priced per row like the others, downloaded with their media types', async () => {
+    const kinds = [
+      ['geojsonseq', 'district_area.geojsons', 'application/geo+json-seq', Buffer.from([0x1e, 0x7b])],
+      ['gpkg', 'district_area.gpkg', 'application/geopackage+sqlite3', Buffer.from('SQLite format 3\0')],
+      ['flatgeobuf', 'district_area.fgb', 'application/vnd.flatgeobuf', Buffer.from([0x66, 0x67, 0x62, 0x03])],
+    ] as const;
+    const body = { resource: 'district_area', scope: { jurisdiction: ['cambridge-ma'] } };
+    const jsonl = (await call(server, 'POST', '/extract?dry_run=true', { key, body: { ...body, format: 'jsonl' } })).body.item;
+    for (const [format, name, media, magic] of kinds) {
+      const dry = (await call(server, 'POST', '/extract?dry_run=true', { key, body: { ...body, format } })).body.item;
+      expect(dry, format).toMatchObject({ format, row_estimate: jsonl.row_estimate, credit_estimate: jsonl.credit_estimate, left_out: null });
+      const before = await balance();
+      const r = await call(server, 'POST', '/extract', { key, body: { ...body, format } });
+      expect(r.status, format).toBe(202);
+      expect(await balance()).toBe(before - r.body.item.credit_estimate);
+      const done = await settled(r.body.item.id);
+      expect(done, format).toMatchObject({ state: 'succeeded', format, row_count: jsonl.row_estimate });
+      expect(done.file, format).toEqual([expect.objectContaining({ name, format, media_type: media, rows: jsonl.row_estimate })]);
+      const res = await fetch(server.url + done.file[0].href, { headers: { 'X-API-Key': key } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type'), format).toBe(media);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(done.file[0].sha256);
+      expect(bytes.subarray(0, magic.length).equals(magic), format).toBe(true);
+    }
+
+    // FlatGeobuf holds features with a geometry: a parcel without a polygon is left out, counted and not charged
+    const pool = server.services.pool;
+    const t = `known @> now() AND valid @> (now() AT TIME ZONE 'America/New_York')::date`;
+    const located = Number((await pool.query(`SELECT count(*) AS n FROM parcel WHERE ${t} AND geom IS NOT NULL`)).rows[0].n);
+    const unlocated = Number((await pool.query(`SELECT count(*) AS n FROM parcel WHERE ${t} AND geom IS NULL`)).rows[0].n);
+    expect(unlocated).toBeGreaterThan(0);
+    const fgb = (await call(server, 'POST', '/extract?dry_run=true', { key, body: { ...PARCELS, format: 'flatgeobuf' } })).body.item;
+    expect(fgb).toMatchObject({ row_estimate: located, credit_estimate: Math.ceil(located / 1000), left_out: { rows: unlocated } });
+
+    const doc = (await call(server, 'GET', '/openapi.json')).body;
+    const post = doc.paths['/extract'].post;
+    expect(post.requestBody.content['application/json'].schema.properties.format.enum).toEqual(['jsonl', 'parquet', 'geojsonseq', 'gpkg', 'flatgeobuf']);
+    const file = doc.paths['/extract/{extract}/file/{name}'].get.responses['200'].content;
+    for (const [, , media] of kinds) expect(Object.keys(file)).toContain(media);
+  });
+
   test('bad requests: 422 naming the field, nothing created, nothing charged', async () => {
     const before = await balance();
     const n = await extractCount();
     const cases: Array<[unknown, string, string]> = [
       [{ ...PARCELS, filter: { owner: { eq: 'x' } } }, 'field_unknown', 'filter.owner'],
-      [{ ...PARCELS, filter: { area_m2: { gte: 'large' } } }, 'parameter_invalid', 'filter.area_m2.gte'],
+      [{ ...PARCELS, filter: { area_sq_ft: { gte: 'large' } } }, 'parameter_invalid', 'filter.area_sq_ft.gte'],
+      [{ ...PARCELS, format: 'flatgeobuf', resource: 'permission' }, 'parameter_invalid', 'format'],
       [{ ...PARCELS, field: ['owner'] }, 'field_unknown', 'field'],
       [{ ...PARCELS, resource: 'deed' }, 'vocabulary_value_unknown', 'resource'],
       [{ ...PARCELS, format: 'csv' }, 'vocabulary_value_unknown', 'format'],

@@ -38,11 +38,25 @@ test('landlex extract writes the file to --out and reports rows and sha256', asy
   expect(sha256Hex(await readFile(join(out, 'district_area.parquet')))).toBe(summary.files[0].sha256);
 });
 
+test('landlex extract --format gpkg writes a GeoPackage ogrinfo opens with every row', async () => {
+  const dir = join(out, 'gpkg');
+  const r = landlex('extract', 'parcel', '--jurisdiction', 'cambridge-ma', '--format', 'gpkg', '--field', 'parcel_key,area_sq_ft,geometry', '--out', dir, '--json');
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  const summary = JSON.parse(r.stdout);
+  expect(summary).toMatchObject({ state: 'succeeded', files: [{ name: 'parcel.gpkg', media_type: 'application/geopackage+sqlite3', rows: summary.rows }] });
+  expect(summary.rows).toBeGreaterThan(13_000);
+  const info = spawnSync('ogrinfo', ['-ro', '-so', '-al', join(dir, 'parcel.gpkg')], { encoding: 'utf8' });
+  expect(info.status).toBe(0);
+  expect(info.stdout).toContain(`Feature Count: ${summary.rows}\n`);
+  expect(info.stdout).toMatch(/^area_sq_ft: Real/m);
+});
+
 test('a bad request exits 2 naming the field', () => {
   const r = landlex('extract', 'parcel', '--jurisdiction', 'cambridge-ma', '--format', 'jsonl', '--filter', '{"owner": {"eq": "x"}}');
   expect(r.status).toBe(2);
   expect(r.stderr).toMatch(/^filter\.owner: "owner" is not a field/);
   const bad = landlex('extract', 'parcel', '--jurisdiction', 'cambridge-ma', '--format', 'csv');
   expect(bad.status).toBe(2);
-  expect(bad.stderr).toMatch(/^format: "csv" is not one of: jsonl, parquet/);
+  expect(bad.stderr).toMatch(/^format: "csv" is not one of: jsonl, parquet, geojsonseq, gpkg, flatgeobuf/);
 });

@@ -7,9 +7,9 @@ import { countQuery, rowQuery } from '../../activities/extract/sql.ts';
 import { geoParquetType, settingsForm } from '../../activities/extract/stage.ts';
 
 test('a body filter becomes filter[field][op] texts: lists joined, repeated values ORed', () => {
-  expect(filterTexts({ area_m2: { gte: 100, lt: 500 }, parcel_key: { in: ['1-1', '1-2'], prefix: '1-' }, apn: { eq: ['A', 'B'] }, effective_through: { is_null: true } })).toEqual([
-    'filter[area_m2][gte]=100',
-    'filter[area_m2][lt]=500',
+  expect(filterTexts({ area_sq_ft: { gte: 100, lt: 500 }, parcel_key: { in: ['1-1', '1-2'], prefix: '1-' }, apn: { eq: ['A', 'B'] }, effective_through: { is_null: true } })).toEqual([
+    'filter[area_sq_ft][gte]=100',
+    'filter[area_sq_ft][lt]=500',
     'filter[parcel_key][in]=1-1,1-2',
     'filter[parcel_key][prefix]=1-',
     'filter[apn][eq]=A',
@@ -17,9 +17,9 @@ test('a body filter becomes filter[field][op] texts: lists joined, repeated valu
     'filter[effective_through][is_null]=true',
   ]);
   expect(filterTexts(undefined)).toEqual([]);
-  expect(() => filterTexts({ area_m2: 5 })).toThrow(expect.objectContaining({ field: 'filter.area_m2' }));
-  expect(() => filterTexts({ area_m2: {} })).toThrow(expect.objectContaining({ field: 'filter.area_m2' }));
-  expect(() => filterTexts({ area_m2: { eq: { x: 1 } } })).toThrow(expect.objectContaining({ field: 'filter.area_m2.eq' }));
+  expect(() => filterTexts({ area_sq_ft: 5 })).toThrow(expect.objectContaining({ field: 'filter.area_sq_ft' }));
+  expect(() => filterTexts({ area_sq_ft: {} })).toThrow(expect.objectContaining({ field: 'filter.area_sq_ft' }));
+  expect(() => filterTexts({ area_sq_ft: { eq: { x: 1 } } })).toThrow(expect.objectContaining({ field: 'filter.area_sq_ft.eq' }));
 });
 
 test('one credit per 1,000 rows, at least one', () => {
