@@ -28,6 +28,8 @@ export interface Collection {
   description: string;
   /** FROM clause: the table as t, its jurisdiction as j where bitemporal */
   from: (t: SqlTimes) => string;
+  /** the FROM clause without joins that add properties but never rows: counts read it when no condition names them */
+  countFrom?: (t: SqlTimes) => string;
   /** conditions every row meets (kind, geometry present, in force at the times) */
   where: (t: SqlTimes) => string[];
   /** keyset order: the feature id first, then a tiebreak when the table holds fact rows */
@@ -72,6 +74,8 @@ const areaCollection = (id: string, kind: 'base' | 'overlay', title: string, des
   title,
   description,
   from: (t) => `district_area t JOIN jurisdiction j ON j.id = t.jurisdiction_id ${districtFacts(t)}`,
+  // the district facts (alias d) are a LEFT JOIN of at most one row: they never change a count
+  countFrom: () => 'district_area t JOIN jurisdiction j ON j.id = t.jurisdiction_id',
   where: (t) => [`t.kind = '${kind}'`, ...inForce(t)],
   keys: [
     { sql: 't.id', cast: 'text' },

@@ -2,8 +2,8 @@
 // CQL2 filter; keyset order on the feature id; GeoJSON text made in PostGIS and joined here
 // without parsing. The first page also counts the matches, up to a cap (numberMatched).
 import type { Queryable as Db } from '../store/db.ts';
-import { type Collection, type SqlTimes, queryablesOf } from './collections.ts';
-import { Params, compileCql2 } from './cql2-sql.ts';
+import { type Collection, queryablesOf, type SqlTimes } from './collections.ts';
+import { compileCql2, Params } from './cql2-sql.ts';
 import { type Crs, envelopeSql, geoJsonSql } from './crs.ts';
 import type { ValidAt } from './params.ts';
 
@@ -46,7 +46,7 @@ function times(s: Selection, ps: Params): SqlTimes {
 }
 
 /** FROM and WHERE of a selection (no keyset), values bound into ps. */
-function selection(s: Selection, ps: Params): { from: string; where: string[] } {
+function selection(s: Selection, ps: Params): { from: string; countFrom: string; where: string[] } {
   const c = s.collection;
   const t = times(s, ps);
   const where = c.where(t);
@@ -55,7 +55,9 @@ function selection(s: Selection, ps: Params): { from: string; where: string[] } 
     where.push(`ST_Intersects(${c.geometry}, ${envelopeSql(b, s.bbox.crs)})`);
   }
   if (s.filter) where.push(compileCql2(s.filter.text, queryablesOf(c), ps, s.filter.crs));
-  return { from: c.from(t), where };
+  // a count reads only the rows' own tables unless a condition names the joined facts (alias d)
+  const countFrom = c.countFrom && !where.some((w) => /\bd\./.test(w)) ? c.countFrom(t) : c.from(t);
+  return { from: c.from(t), countFrom, where };
 }
 
 /** SQL of one feature as GeoJSON text. */
@@ -70,7 +72,7 @@ const whereSql = (w: string[]) => (w.length ? `WHERE ${w.join(' AND ')}` : '');
 export function pageStatement(q: PageQuery): { text: string; values: unknown[] } {
   const c = q.collection;
   const ps = new Params();
-  const { from, where } = selection(q, ps);
+  const { from, countFrom, where } = selection(q, ps);
   const keyCols = c.keys.map((k, i) => `${k.sql} AS k${i}`).join(', ');
   const order = c.keys.map((k) => k.sql).join(', ');
   const pageWhere = [...where];
@@ -80,7 +82,7 @@ export function pageStatement(q: PageQuery): { text: string; values: unknown[] }
   }
   const page = `SELECT ${keyCols}, ${featureSql(c, q.crs)} AS feature FROM ${from} ${whereSql(pageWhere)} ORDER BY ${order} LIMIT ${ps.bind(q.limit + 1, 'int')}`;
   if (q.countCap === undefined) return { text: page, values: ps.values };
-  const count = `SELECT count(*)::int FROM (SELECT 1 FROM ${from} ${whereSql(where)} LIMIT ${ps.bind(q.countCap + 1, 'int')}) m`;
+  const count = `SELECT count(*)::int FROM (SELECT 1 FROM ${countFrom} ${whereSql(where)} LIMIT ${ps.bind(q.countCap + 1, 'int')}) m`;
   const order2 = c.keys.map((_k, i) => `page.k${i}`).join(', ');
   return { text: `WITH page AS (${page}) SELECT (${count}) AS matched, page.* FROM (SELECT 1) one LEFT JOIN page ON true ORDER BY ${order2}`, values: ps.values };
 }
