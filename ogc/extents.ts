@@ -16,12 +16,13 @@ export interface Extent {
 const NOW: SqlTimes = { date: '(now() AT TIME ZONE j.timezone)::date', known: 'now()' };
 
 /** One row of the extents statement: the box of the collection's features in force now. */
-function extentSql(c: Collection): string {
-  // identifiers and layer names below come from the collection definitions, never from a request
+export function extentSql(c: Collection): string {
+  // identifiers and layer names below come from the collection definitions, never from a request;
+  // the box is of the rows' own geometry, so joins that only add properties are left out
   const where = c.where(NOW);
   const t0 = c.versionLayer ? `(SELECT min(effective_from)::text FROM map_version WHERE layer = '${c.versionLayer}')` : 'NULL::text';
   return `SELECT '${c.id}' AS id, ST_XMin(b) AS w, ST_YMin(b) AS s, ST_XMax(b) AS e, ST_YMax(b) AS n, ${t0} AS t0
-    FROM (SELECT ST_Extent(${c.geometry}) AS b FROM ${c.from(NOW)} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}) x`;
+    FROM (SELECT ST_Extent(${c.geometry}) AS b FROM ${(c.countFrom ?? c.from)(NOW)} ${where.length ? `WHERE ${where.join(' AND ')}` : ''}) x`;
 }
 
 /** What the boxes hang on: the last map version learnt or retracted, the last jurisdiction changed, the hour. */

@@ -5,6 +5,7 @@
 import { expect, test } from 'vitest';
 import { COLLECTIONS } from '../../ogc/collections.ts';
 import { CRS84 } from '../../ogc/crs.ts';
+import { extentSql } from '../../ogc/extents.ts';
 import { pageStatement } from '../../ogc/items.ts';
 
 const districts = COLLECTIONS.find((c) => c.id === 'districts')!;
@@ -21,4 +22,8 @@ test('the count of a page without a condition on the district facts does not joi
 test('a filter on a property of the district facts keeps them in the count', () => {
   const { text } = pageStatement({ collection: districts, crs: CRS84, at: { kind: 'now' }, snapshot: '2026-11-25T00:00:00Z', limit: 10, countCap: 100_000, filter: { text: "code_normalized = 'RS-3'", crs: CRS84 } });
   expect(countOf(text)).toContain('LATERAL');
+});
+
+test("a collection's extent reads its rows' own geometry, not the district facts", () => {
+  expect(extentSql(districts)).not.toContain('LATERAL');
 });
