@@ -13,20 +13,24 @@ function featuresInForce(layer: TileLayer): string {
 
 /**
  * SQL of the bounds and center: the extent of the features (those touching the bbox, $3..$6,
- * when given); the jurisdiction whose features (clipped to the bbox) span the largest box; and
- * the point of its features nearest the middle of that box (the middle itself when a feature
- * covers it): a point on data, never the empty ground between towns.
+ * when given); the jurisdiction whose features span the largest box (cut to the bbox); and the
+ * point of its features nearest the middle of that box (the middle itself when a feature covers
+ * it; the nearest found by the geometry index): a point on data, never the empty ground between
+ * towns.
  */
 function placeSql(layer: TileLayer, withBbox: boolean): string {
   const env = 'ST_MakeEnvelope($3::float8, $4::float8, $5::float8, $6::float8, 4326)';
+  const touching = withBbox ? `g && ${env}` : 'true';
+  const cut = (geom: string) => (withBbox ? `ST_ClipByBox2D(${geom}, ${env})` : geom);
   return `
-WITH f AS MATERIALIZED (SELECT j, g, ${withBbox ? `ST_ClipByBox2D(g, ${env})` : 'g'} AS c FROM (${featuresInForce(layer)}) x WHERE ${withBbox ? `g && ${env}` : 'true'}),
-per AS (SELECT j, ST_SetSRID(ST_Extent(c)::geometry, 4326) AS e FROM f WHERE NOT ST_IsEmpty(c) GROUP BY j),
-top AS (SELECT j, e, ST_Centroid(e) AS mid FROM per ORDER BY ST_Area(e) DESC, j LIMIT 1),
-near AS (SELECT ST_ClosestPoint(f.c, top.mid) AS p FROM f JOIN top USING (j) WHERE NOT ST_IsEmpty(f.c) ORDER BY ST_Distance(f.c, top.mid), ST_Area(f.c) DESC LIMIT 1)
+WITH per AS (SELECT j, ST_SetSRID(ST_Extent(g)::geometry, 4326) AS e FROM (${featuresInForce(layer)}) f WHERE ${touching} GROUP BY j),
+top AS (SELECT j, e, ST_Centroid(e) AS mid FROM (SELECT j, ${cut('e')} AS e FROM per) c ORDER BY ST_Area(e) DESC, j LIMIT 1),
+near AS (SELECT ST_ClosestPoint(c, top.mid) AS p FROM top, LATERAL (
+           SELECT ${cut('g')} AS c FROM (${featuresInForce(layer)}) f WHERE j = top.j AND ${touching} ORDER BY g <-> top.mid LIMIT 8) n
+          WHERE NOT ST_IsEmpty(c) ORDER BY ST_Distance(c, top.mid) LIMIT 1)
 SELECT ST_XMin(a) AS w, ST_YMin(a) AS s, ST_XMax(a) AS e, ST_YMax(a) AS n,
        ST_X(near.p) AS lon, ST_Y(near.p) AS lat, ST_XMax(top.e) - ST_XMin(top.e) AS width, ST_YMax(top.e) - ST_YMin(top.e) AS height
-  FROM (SELECT ST_Extent(g)::geometry AS a FROM f) x LEFT JOIN top ON true LEFT JOIN near ON true`;
+  FROM (SELECT ST_Extent(e)::geometry AS a FROM per) x LEFT JOIN top ON true LEFT JOIN near ON true`;
 }
 
 /** The zoom that frames a box of width x height degrees (at latitude lat) in a view about 1,000 pixels wide (512-pixel tiles), within the layer's zooms. */
