@@ -1,6 +1,7 @@
 // The feature collections, derived from the schema (sql/migrations/004_law.sql, 005_records.sql):
 // what each reads, its id and geometry columns, and its properties with their types. Items,
 // queryables, the collection documents and the OpenAPI description are all written from these.
+import { factIdIs } from '../store/fact-id.ts';
 
 export type PropType = 'string' | 'number' | 'integer' | 'date' | 'object';
 
@@ -51,7 +52,7 @@ const inForce = (t: SqlTimes) => [`t.valid @> ${t.date}`, `t.known @> ${t.known}
 const districtFacts = (t: SqlTimes) => `LEFT JOIN LATERAL (
     SELECT d.code_normalized, NULLIF(d.local_label, '') AS label, d.type
       FROM district d JOIN source s ON s.id = d.source_id
-     WHERE d.id = t.district_id AND d.jurisdiction_id = t.jurisdiction_id AND d.valid @> ${t.date} AND d.known @> ${t.known}
+     WHERE ${factIdIs('d', 't.district_id')} AND d.jurisdiction_id = t.jurisdiction_id AND d.valid @> ${t.date} AND d.known @> ${t.known}
      ORDER BY CASE s.kind WHEN 'code_text' THEN 0 WHEN 'district_list' THEN 1 ELSE 2 END, d.fact_id
      LIMIT 1) d ON true`;
 
