@@ -23,19 +23,22 @@ export interface TileLayer {
   sql: string;
 }
 
-const label = `(SELECT d.local_label FROM district d JOIN source s ON s.id = d.source_id
+/** The district's own fact drawn with an area: its label and type, from the most authoritative source stating it (as /district answers). */
+const districtFact = `LEFT JOIN LATERAL (SELECT d.local_label, d.type FROM district d JOIN source s ON s.id = d.source_id
                 WHERE d.id = a.district_id AND d.valid @> $4::date AND d.known @> $5::timestamptz
-                ORDER BY CASE s.kind WHEN 'code_text' THEN 0 WHEN 'district_list' THEN 1 ELSE 2 END LIMIT 1)`;
+                ORDER BY CASE s.kind WHEN 'code_text' THEN 0 WHEN 'district_list' THEN 1 ELSE 2 END LIMIT 1) d ON true`;
 
 const areaLayer = (kind: 'base' | 'overlay' | 'future_land_use') => `
-  SELECT a.id, a.content_sha256 AS version_sha, a.district_id AS district, a.code_raw AS code, ${label} AS label, a.map_version_id AS map_version,
+  SELECT a.id, a.content_sha256 AS version_sha, a.district_id AS district, a.code_raw AS code, d.local_label AS label, d.type, a.map_version_id AS map_version,
          '#' || substr(md5(a.code_raw), 1, 6) AS color,
          ST_Simplify(ST_Transform(a.geom, 3857), $6::float8, true) AS g
-    FROM (SELECT * FROM district_area a WHERE a.geom && box OFFSET 0) a
+    FROM (SELECT * FROM district_area a WHERE a.geom && box OFFSET 0) a ${districtFact}
    WHERE a.kind = '${kind}' AND a.valid @> $4::date AND a.known @> $5::timestamptz`;
 
 /** An area's version: its row's content (id and geometry hash) and the label it is drawn with (the district's own fact). */
 const AREA_VERSION = `feat.id || '|' || feat.version_sha || '|' || COALESCE(feat.label, '')`;
+/** A base district area's version: also the district type it is drawn with. */
+const DISTRICT_VERSION = `${AREA_VERSION} || '|' || COALESCE(feat.type, '')`;
 
 /**
  * SQL of a feature's MVT id: a 53-bit hash (PostgreSQL's hashtextextended) of the layer's
@@ -52,9 +55,9 @@ export const TILE_LAYERS: Record<TileLayer['id'], TileLayer> = {
     description: 'Base zoning districts in force',
     minzoom: 8,
     maxzoom: 20,
-    fields: { id: 'String', district: 'String', code: 'String', label: 'String', map_version: 'String', color: 'String' },
-    schema: 1,
-    featureVersion: AREA_VERSION,
+    fields: { id: 'String', district: 'String', code: 'String', label: 'String', type: 'String', map_version: 'String', color: 'String' },
+    schema: 2,
+    featureVersion: DISTRICT_VERSION,
     versionLayer: 'district',
     sql: areaLayer('base'),
   },
