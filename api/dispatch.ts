@@ -1,4 +1,4 @@
-// One request through one route: match, credential, scope, rate, parameters, body,
+// One request through one route: match, credential, rate, scope, parameters, body,
 // idempotency, dry run, charge, handler, envelope.
 import type Koa from 'koa';
 import { ApiError } from '../core/errors.ts';
@@ -9,6 +9,7 @@ import { selectFields } from './fields.ts';
 import { withIdempotency } from './idempotency.ts';
 import { answerWithCharge, estimateCost } from './metering/charge.ts';
 import type { RequestState } from './middleware/context.ts';
+import { addressSubject, countCall } from './middleware/rate.ts';
 import { asParameterRefusal, type Param, parseParams, type RawQuery } from './params.ts';
 import type { Req, Route } from './route.ts';
 import type { Router } from './router.ts';
@@ -75,15 +76,10 @@ function authorize(route: Route, actor: Actor | null) {
   }
 }
 
-async function rateLimit(ctx: Koa.Context, actor: Actor | null, services: Services) {
-  const subject = actor ? (actor.keyId ?? actor.personId!) : `ip:${ctx.ip}`;
-  const decision = await services.meter.hit(subject, services.config.rateLimitPerSecond);
-  if (!decision.allowed) {
-    throw new ApiError('rate_limited', {
-      detail: `More than ${services.config.rateLimitPerSecond} requests a second; wait ${decision.retryAfterSeconds} s. Nothing was charged.`,
-      headers: { 'Retry-After': String(decision.retryAfterSeconds) },
-    });
-  }
+/** Priced and other calls take from the credential's bucket (an address's without one); tiles from its tile bucket. */
+function rateLimit(ctx: Koa.Context, route: Route, actor: Actor | null, services: Services) {
+  const subject = actor ? (actor.keyId ?? actor.personId!) : addressSubject(ctx);
+  return countCall(ctx, services, subject, route.bucket ?? 'priced');
 }
 
 const DRY_RUN: Param = { name: 'dry_run', in: 'query', type: 'boolean', default: false, description: 'Price and scope the request without answering it.' };
@@ -99,8 +95,8 @@ export function dispatcher(router: Router, services: Services): Koa.Middleware {
     state.route = route;
     const actor = await authenticate(ctx, route, services);
     state.actor = actor;
+    await rateLimit(ctx, route, actor, services);
     authorize(route, actor);
-    await rateLimit(ctx, actor, services);
 
     const params = parseParams(routeParams(route), ctx.query as RawQuery, path, { allowExtra: route.allowExtraQuery, refusal: route.parameterRefusal });
     let body: unknown;

@@ -2,13 +2,13 @@
 // and a handler. The server (api/app.ts) and the OpenAPI document (api/openapi.ts) are both
 // built from the same list, so they cannot drift.
 import type Koa from 'koa';
+import type { Scope } from '../core/credentials.ts';
 import type { ErrorCode } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
-import type { Param } from './params.ts';
-import type { FieldRules } from './fields.ts';
-import type { Services } from './services.ts';
-import type { Scope } from '../core/credentials.ts';
 import type { Actor } from './auth.ts';
+import type { FieldRules } from './fields.ts';
+import type { Param } from './params.ts';
+import type { Services } from './services.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -44,6 +44,7 @@ export interface Estimate {
 }
 
 export type { JsonSchema } from '../core/query/param.ts';
+
 import type { JsonSchema } from '../core/query/param.ts';
 
 export interface Route {
@@ -75,6 +76,11 @@ export interface Route {
   collection?: boolean;
   status?: number;
   price?: Price;
+  /**
+   * The rate bucket a call takes its token from: tiles (free map calls a viewer makes by the dozen,
+   * limited apart so they never spend the priced calls' budget); else the credential's own.
+   */
+  bucket?: 'tiles';
   /** accepts Idempotency-Key (mutations) */
   idempotent?: boolean;
   /** supports dry_run=true */

@@ -45,6 +45,14 @@ export class Router {
     }
   }
 
+  /** The methods answered at a path (HEAD with GET); none when no route matches it. */
+  methodsAt(rawPath: string): string[] {
+    const methods = new Set<string>();
+    for (const c of this.bySegment.get(firstSegment(rawPath)) ?? []) if (c.regex.test(rawPath)) methods.add(c.route.method);
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods];
+  }
+
   match(method: string, rawPath: string): Match {
     const allowed = new Set<Method>();
     for (const c of this.bySegment.get(firstSegment(rawPath)) ?? []) {

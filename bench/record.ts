@@ -21,7 +21,7 @@ export interface Statement {
 }
 
 /** Statements of the API's own bookkeeping (usage, credit, rate windows, cached key lookups): not the lookup's work. */
-const BOOKKEEPING = /^\s*(INSERT INTO usage_event|INSERT INTO rate_window|UPDATE api_key|UPDATE credit_|INSERT INTO credit_|WITH cur AS|SELECT pg_notify|LISTEN|SELECT id, organization_id, name, scopes, expires_at, revoked_at FROM api_key)/;
+const BOOKKEEPING = /^\s*(INSERT INTO usage_event|INSERT INTO rate_bucket|UPDATE api_key|UPDATE credit_|INSERT INTO credit_|WITH cur AS|SELECT pg_notify|LISTEN|SELECT id, organization_id, name, scopes, expires_at, revoked_at FROM api_key)/;
 
 /** Each path's statements, in order, with their values, as one in-process server ran them. */
 export async function recordRequests(databaseUrl: string, key: string, paths: string[]): Promise<Statement[][]> {

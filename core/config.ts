@@ -25,6 +25,13 @@ export interface Config {
   temporalTaskQueue: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   rateLimitPerSecond: number;
+  /** tokens a credential's bucket holds: calls it may make at once before the rate applies */
+  rateLimitBurst: number;
+  /** the bucket of free map calls (tiles and TileJSON), apart from the priced one */
+  tileRateLimitPerSecond: number;
+  tileRateLimitBurst: number;
+  /** origins answered with CORS headers: '*' (any), or the listed origins, echoed */
+  corsOrigins: '*' | string[];
   creditLeaseBlock: number;
   creditLeaseSeconds: number;
   bodyLimitBytes: number;
@@ -62,7 +69,11 @@ export const VARIABLES: Array<{ name: string; default: string; meaning: string }
   { name: 'TEMPORAL_NAMESPACE', default: 'default', meaning: 'Temporal namespace' },
   { name: 'TEMPORAL_TASK_QUEUE', default: 'landlex', meaning: 'Temporal task queue' },
   { name: 'LOG_LEVEL', default: 'info', meaning: 'debug, info, warn, error or silent' },
-  { name: 'RATE_LIMIT_PER_SECOND', default: '50', meaning: 'requests per second per credential' },
+  { name: 'RATE_LIMIT_PER_SECOND', default: '50', meaning: 'calls a second per credential, refilling its token bucket (tiles and TileJSON have their own)' },
+  { name: 'RATE_LIMIT_BURST', default: 'twice RATE_LIMIT_PER_SECOND, at least 100', meaning: 'calls a credential may make at once: the size of its bucket' },
+  { name: 'TILE_RATE_LIMIT_PER_SECOND', default: 'RATE_LIMIT_PER_SECOND, at least 200', meaning: 'tile and TileJSON calls a second per credential, in a bucket apart from priced calls' },
+  { name: 'TILE_RATE_LIMIT_BURST', default: 'twice TILE_RATE_LIMIT_PER_SECOND', meaning: 'tile and TileJSON calls a credential may make at once' },
+  { name: 'CORS_ORIGINS', default: '*', meaning: 'origins whose pages may call the API (CORS): * for any, or origins (https://maps.example.com) separated by commas; never with cookies' },
   { name: 'CREDIT_LEASE_BLOCK', default: '100', meaning: 'most credit one API process leases at a time' },
   { name: 'CREDIT_LEASE_SECONDS', default: '60', meaning: 'how long a lease of credit lasts (at least 8); unspent credit goes back a quarter of it before it ends, and a dead holder\'s half of it after' },
   { name: 'BODY_LIMIT_BYTES', default: '1048576', meaning: 'largest request body accepted (413 above)' },
@@ -122,6 +133,10 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`TEMPORAL_ADDRESS=${JSON.stringify(temporalAddress)}: expected host:port`);
   }
 
+  const rateLimitPerSecond = int('RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000);
+  const tileRateLimitPerSecond = int('TILE_RATE_LIMIT_PER_SECOND', Math.max(200, rateLimitPerSecond), 1, 1_000_000);
+  const corsOrigins = origins(str('CORS_ORIGINS', '*'), problems);
+
   const config: Config = {
     databaseUrl: url('DATABASE_URL', DEFAULT_DATABASE_URL, ['postgres:', 'postgresql:'])!,
     host,
@@ -137,7 +152,11 @@ export function loadConfig(env: Env = process.env): Config {
     temporalNamespace: str('TEMPORAL_NAMESPACE', 'default'),
     temporalTaskQueue: str('TEMPORAL_TASK_QUEUE', 'landlex'),
     logLevel: logLevel as Config['logLevel'],
-    rateLimitPerSecond: int('RATE_LIMIT_PER_SECOND', 50, 1, 1_000_000),
+    rateLimitPerSecond,
+    rateLimitBurst: int('RATE_LIMIT_BURST', Math.max(100, 2 * rateLimitPerSecond), 1, 2_000_000),
+    tileRateLimitPerSecond,
+    tileRateLimitBurst: int('TILE_RATE_LIMIT_BURST', 2 * tileRateLimitPerSecond, 1, 2_000_000),
+    corsOrigins,
     creditLeaseBlock: int('CREDIT_LEASE_BLOCK', 100, 1, 1_000_000),
     creditLeaseSeconds: int('CREDIT_LEASE_SECONDS', 60, 8, 3600),
     bodyLimitBytes: int('BODY_LIMIT_BYTES', 1_048_576, 1024, 104_857_600),
@@ -148,6 +167,25 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** CORS_ORIGINS: '*', or origins (scheme://host[:port], nothing after) separated by commas or spaces. */
+function origins(raw: string, problems: string[]): '*' | string[] {
+  if (raw.trim() === '*') return '*';
+  const list: string[] = [];
+  for (const o of raw.split(/[\s,]+/).filter(Boolean)) {
+    let origin: string | null = null;
+    try {
+      const u = new URL(o);
+      if ((u.protocol === 'http:' || u.protocol === 'https:') && u.origin === o.replace(/\/$/, '').toLowerCase()) origin = u.origin;
+    } catch {
+      /* reported below */
+    }
+    if (origin) list.push(origin);
+    else problems.push(`CORS_ORIGINS: ${JSON.stringify(o)} is not an origin: expected * or origins such as https://maps.example.com (scheme, host and port only), separated by commas`);
+  }
+  if (list.length === 0 && !problems.some((p) => p.startsWith('CORS_ORIGINS'))) problems.push('CORS_ORIGINS: expected * or at least one origin');
+  return list;
 }
 
 /** Hide a password in a URL before it is printed. */

@@ -139,6 +139,7 @@ export const tileRoutes = defineRoutes([
     scope: 'maps:read',
     form: 'raw',
     price: { credits: 0, per: 'call', note: 'Free.' },
+    bucket: 'tiles',
     params: [
       { name: 'layer', in: 'path', type: 'string', required: true },
       { name: 'bbox', in: 'query', type: 'string', description: 'west,south,east,north (WGS 84): bounds are the data in force within it.' },
@@ -184,6 +185,7 @@ export const tileRoutes = defineRoutes([
     form: 'raw',
     produces: ['application/vnd.mapbox-vector-tile'],
     price: { credits: 0, per: 'call', note: 'Free with a key (tiles are drawn many at a time).' },
+    bucket: 'tiles',
     params: [
       { name: 'layer', in: 'path', type: 'string', required: true },
       { name: 'z', in: 'path', type: 'string', required: true },

@@ -1,13 +1,15 @@
 // The Meter over PostgreSQL: credit from leases (bank.ts), usage and spends written in batches
-// with a ledger entry per organization per batch, rate windows and repeat-free charge claims.
-import { hostname } from 'node:os';
+// with a ledger entry per organization per batch, token buckets (rate.ts) and repeat-free charge claims.
+
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { inBackground } from '../../core/background.ts';
 import type { Logger } from '../../core/log.ts';
-import { withTransaction, type Pool } from '../../store/db.ts';
+import { type Pool, withTransaction } from '../../store/db.ts';
 import type { PgListener } from '../../store/listen.ts';
 import { CreditBank, sweepExpiredLeases } from './bank.ts';
-import type { Meter, RateDecision, Reservation, UsageRecord } from './types.ts';
+import { RateBuckets, SWEEP_SQL } from './rate.ts';
+import type { Meter, Reservation, UsageRecord } from './types.ts';
 
 const RECALL_CHANNEL = 'landlex_credit_recall';
 
@@ -124,23 +126,11 @@ export function createMeter(pool: Pool, opts: MeterOptions): Meter {
   timer.unref();
   const sweeper = setInterval(() => {
     inBackground(opts.log, 'lease sweep', () => sweepExpiredLeases(pool, leaseSeconds));
-    inBackground(opts.log, 'rate window sweep', () => pool.query(`DELETE FROM rate_window WHERE window_start < now() - interval '1 minute'`));
+    inBackground(opts.log, 'rate bucket sweep', () => pool.query(SWEEP_SQL));
   }, Math.min(10_000, (leaseSeconds * 1000) / 4));
   sweeper.unref();
 
-  const rateLocal = new Map<string, { second: number; left: number; claim: Promise<void> | null; exhausted: boolean }>();
-  const claimTokens = async (subject: string, second: number, limit: number): Promise<number> => {
-    const claim = Math.max(1, Math.floor(limit / 8));
-    const { rows } = await pool.query(
-      `INSERT INTO rate_window (subject, window_start, hits) VALUES ($1, to_timestamp($2), $3)
-       ON CONFLICT (subject, window_start) DO UPDATE SET hits = rate_window.hits + $3
-       RETURNING hits`,
-      [subject, second, claim],
-    );
-    // hits counts every claim, granted or not; this claim got what was left under the limit
-    const before = Number(rows[0].hits) - claim;
-    return Math.max(0, Math.min(claim, limit - before));
-  };
+  const buckets = new RateBuckets(pool);
 
   return {
     reserve: (org, credits) => bank.reserve(org, credits),
@@ -166,33 +156,8 @@ export function createMeter(pool: Pool, opts: MeterOptions): Meter {
       if (keys.length === 0) return;
       await pool.query('DELETE FROM charge_memo WHERE organization_id = $1 AND charge_key = ANY($2::text[])', [org, keys]);
     },
-    async hit(subject, limit): Promise<RateDecision> {
-      // Tokens are claimed from the shared window in blocks and spent locally; one claim at a
-      // time per subject, so concurrent calls share it instead of each claiming a block.
-      for (;;) {
-        const second = Math.floor(Date.now() / 1000);
-        let local = rateLocal.get(subject);
-        if (!local || local.second !== second) {
-          local = { second, left: 0, claim: null, exhausted: false };
-          rateLocal.set(subject, local);
-          if (rateLocal.size > 10_000) rateLocal.clear();
-        }
-        if (local.left > 0) {
-          local.left -= 1;
-          return { allowed: true, retryAfterSeconds: 0 };
-        }
-        if (local.exhausted) return { allowed: false, retryAfterSeconds: 1 };
-        if (!local.claim) {
-          const entry = local;
-          entry.claim = claimTokens(subject, second, limit).then((granted) => {
-            entry.left += granted;
-            entry.exhausted = granted === 0;
-            entry.claim = null;
-          });
-        }
-        await local.claim;
-      }
-    },
+    hit: (subject, policy) => buckets.take(subject, policy),
+    rateClaims: () => buckets.claims,
     flush,
     async close() {
       if (closed) return;

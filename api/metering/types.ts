@@ -18,10 +18,22 @@ export interface UsageRecord {
   at: Date;
 }
 
+/** A token bucket: refilled at perSecond, holding at most burst (calls at once). */
+export interface RatePolicy {
+  perSecond: number;
+  burst: number;
+}
+
 export interface RateDecision {
   allowed: boolean;
   /** whole seconds to wait when not allowed */
   retryAfterSeconds: number;
+  /** the bucket's size (RateLimit-Limit) */
+  limit: number;
+  /** tokens left after this call, as this process knows them (RateLimit-Remaining) */
+  remaining: number;
+  /** whole seconds until the bucket is full again (RateLimit-Reset) */
+  resetSeconds: number;
 }
 
 export interface Meter {
@@ -40,8 +52,10 @@ export interface Meter {
   claimCharges(organizationId: string, keys: string[], hours: number): Promise<string[]>;
   /** Undo a claim whose call was not answered (402 or failure). */
   unclaimCharges(organizationId: string, keys: string[]): Promise<void>;
-  /** Count one request against the subject's per-second limit. */
-  hit(subject: string, limitPerSecond: number): Promise<RateDecision>;
+  /** Take one token from the subject's bucket (shared by every process). */
+  hit(subject: string, policy: RatePolicy): Promise<RateDecision>;
+  /** Token claims sent to the database so far (measurement: claims per call). */
+  rateClaims(): number;
   /** Write pending usage and spends now. */
   flush(): Promise<void>;
   /** Flush and give back every unspent leased credit (shutdown). */

@@ -3,16 +3,19 @@
 import type Koa from 'koa';
 import { ApiError } from '../../core/errors.ts';
 import { newId } from '../../core/ids.ts';
-import { CREDENTIAL_QUERY_NAMES, type Actor } from '../auth.ts';
+import { type Actor, CREDENTIAL_QUERY_NAMES } from '../auth.ts';
 import { plainError, problem } from '../envelope.ts';
 import type { Route } from '../route.ts';
 import type { Services } from '../services.ts';
+import { addressSubject, countCall } from './rate.ts';
 
 export interface RequestState {
   requestId: string;
   route?: Route;
   actor?: Actor | null;
   credits: number;
+  /** the call took its token from a rate bucket (api/middleware/rate.ts) */
+  rated?: boolean;
 }
 
 /** The path and query as logged: credential-like parameters are replaced, never written. */
@@ -35,6 +38,20 @@ function toApiError(err: unknown, services: Services, requestId: string): ApiErr
   return new ApiError('internal_error');
 }
 
+/**
+ * A call refused before it took a token (no such path, no usable credential) takes one from its
+ * address's bucket, so the refusal states the limit too and guessing keys is limited; past the
+ * limit it is rate_limited instead. A meter that cannot answer leaves the refusal as it was.
+ */
+async function countRefusal(ctx: Koa.Context, services: Services, err: ApiError): Promise<ApiError> {
+  try {
+    await countCall(ctx, services, addressSubject(ctx), 'priced');
+    return err;
+  } catch (limited) {
+    return limited instanceof ApiError && limited.code === 'rate_limited' ? limited : err;
+  }
+}
+
 export function requestContext(services: Services): Koa.Middleware {
   return async (ctx, next) => {
     const state: RequestState = { requestId: newId('request'), credits: 0 };
@@ -44,7 +61,8 @@ export function requestContext(services: Services): Koa.Middleware {
     try {
       await next();
     } catch (raw) {
-      const err = toApiError(raw, services, state.requestId);
+      let err = toApiError(raw, services, state.requestId);
+      if (!state.rated && ctx.method !== 'OPTIONS') err = await countRefusal(ctx, services, err);
       const v1 = state.route?.form === 'v1' || ctx.path.startsWith('/v1/');
       ctx.status = err.status;
       for (const [h, v] of Object.entries(err.headers)) ctx.set(h, v);

@@ -68,9 +68,13 @@ describe('HTTP Basic', () => {
     expect(refusal(r)).toEqual({ status: 401, code: 'credential_invalid', field: 'api_key' });
   });
 
-  test('the OpenAPI document declares basic beside apiKey and bearer on keyed operations', async () => {
+  test('both OpenAPI documents declare basic beside the spec schemes on keyed operations', async () => {
     const doc = (await call(server, 'GET', '/openapi.json')).body;
     expect(doc.components.securitySchemes.basic).toMatchObject({ type: 'http', scheme: 'basic' });
     expect(doc.paths['/v1/zoning'].get.security).toEqual(expect.arrayContaining([{ apiKey: [] }, { bearer: [] }, { basic: [] }]));
+    const org = await createTestOrg(server, 10);
+    const ogc = (await call(server, 'GET', '/map/ogc/api', { headers: basic('qgis', org.apiKey) })).body;
+    expect(ogc.components.securitySchemes.basic).toMatchObject({ type: 'http', scheme: 'basic' });
+    expect(ogc.paths['/collections/parcels/items'].get.security).toEqual(expect.arrayContaining([{ apiKey: [] }, { basic: [] }]));
   });
 });

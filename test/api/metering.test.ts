@@ -2,11 +2,11 @@
 // nothing, failures give credit back, dry runs price without charging, 429 is free, repeats within
 // the window are free, idempotency replays, and leased credit comes back on shutdown or expiry.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ApiError } from '../../core/errors.ts';
 import { sweepExpiredLeases } from '../../api/metering/bank.ts';
 import type { Route } from '../../api/route.ts';
 import { allRoutes } from '../../api/routes/index.ts';
 import type { RunningServer } from '../../api/server.ts';
+import { ApiError } from '../../core/errors.ts';
 import { call, createTestOrg, keyChangeHeard, startTestServer } from '../helpers/server.ts';
 
 // Probe routes: the real dispatch, meter and database behind trivial handlers.
@@ -171,7 +171,7 @@ describe('credit', () => {
 
 describe('rate limit', () => {
   test('429 with Retry-After past the limit, and 429s are not charged', async () => {
-    const limited = await startTestServer({ RATE_LIMIT_PER_SECOND: '5' }, [...allRoutes, ...probes]);
+    const limited = await startTestServer({ RATE_LIMIT_PER_SECOND: '5', RATE_LIMIT_BURST: '5' }, [...allRoutes, ...probes]);
     try {
       const org = await createTestOrg(limited, 100);
       const results = await Promise.all(Array.from({ length: 30 }, () => call(limited, 'GET', '/probe/priced', { key: org.apiKey })));
