@@ -1,10 +1,11 @@
 // The JSON documents around the features: landing page, collection descriptions with their
 // extents, and the links between them. Every link is absolute.
 import type { Req } from '../api/route.ts';
+import { GEOBUF_TYPE } from '../core/geobuf.ts';
 import type { Collection } from './collections.ts';
+import { CRS_URIS, CRS84 } from './crs.ts';
 import type { Extent } from './extents.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from './params.ts';
-import { CRS84, CRS_URIS } from './crs.ts';
 
 export const OGC_PATH = '/map/ogc';
 export const JSON_TYPE = 'application/json';
@@ -65,6 +66,7 @@ export function collectionDoc(req: Req, c: Collection, extent: Extent | undefine
     links: [
       { href, rel: 'self', type: JSON_TYPE, title: c.title },
       { href: `${href}/items`, rel: 'items', type: GEOJSON_TYPE, title: `${c.title} (GeoJSON)` },
+      { href: `${href}/items?f=geobuf`, rel: 'items', type: GEOBUF_TYPE, title: `${c.title} (Geobuf)` },
       { href: `${href}/queryables`, rel: QUERYABLES_REL, type: SCHEMA_TYPE, title: 'Queryables for filter' },
     ] satisfies Link[],
   };

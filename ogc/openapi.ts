@@ -1,13 +1,13 @@
 // The OpenAPI 3.0 description of the OGC endpoints (conformance class oas30), written from the
 // collection definitions and the same parameter lists the routes parse. One set of paths per
 // collection, so each names its own queryables and feature properties.
-import { ERROR_CODES } from '../core/errors.ts';
-import { type Param, paramSchema } from '../api/params.ts';
-import { BASIC_SCHEME_TEXT } from '../api/auth.ts';
 import { oauth2Scheme } from '../api/oauth/scheme.ts';
+import { type Param, paramSchema } from '../api/params.ts';
 import type { Req } from '../api/route.ts';
+import { ERROR_CODES } from '../core/errors.ts';
+import { GEOBUF_TYPE } from '../core/geobuf.ts';
 import { COLLECTIONS, type Collection, type PropType } from './collections.ts';
-import { GEOJSON_TYPE, JSON_TYPE, OPENAPI_30_TYPE, SCHEMA_TYPE, ogcBase } from './documents.ts';
+import { GEOJSON_TYPE, JSON_TYPE, OPENAPI_30_TYPE, ogcBase, SCHEMA_TYPE } from './documents.ts';
 import { F_PARAM, ITEM_PARAMS, ITEMS_PARAMS, LIMIT_PARAM } from './params.ts';
 import { ITEMS_PRICE } from './pricing.ts';
 
@@ -61,6 +61,21 @@ const errors = (statuses: string[]) =>
 
 const ok = (description: string, type: string, schema: Json) => ({ description, content: { [type]: { schema } } });
 
+const LINK_HEADER = {
+  description: 'The next page, when there is one (RFC 8288): <href>; rel="next"; type="…", the same link as in the body, left out when longer than 4,096 characters.',
+  schema: { type: 'string' },
+};
+
+/** Features in GeoJSON, or the same GeoJSON in Geobuf (f=geobuf or Accept: application/vnd.geobuf). */
+const features = (description: string, schema: Json, paged: boolean) => ({
+  description,
+  content: {
+    [GEOJSON_TYPE]: { schema },
+    [GEOBUF_TYPE]: { schema: { type: 'string', format: 'binary', description: 'The same GeoJSON as Geobuf (every member kept, coordinates exact as GeoJSON writes them).' } },
+  },
+  ...(paged ? { headers: { Link: LINK_HEADER } } : {}),
+});
+
 function op(id: string, summary: string, params: Param[], response: Json, keyed: boolean): Json {
   return {
     operationId: id,
@@ -68,7 +83,7 @@ function op(id: string, summary: string, params: Param[], response: Json, keyed:
     tags: ['OGC API Features'],
     parameters: params.map(parameter),
     responses: { '200': response, ...errors(keyed ? ['400', '401', '402', '403', '404', '422', '429'] : ['422', '429']) },
-    security: keyed ? [{ apiKey: [] }, { basic: [] }, { oauth2: ['maps:read'] }] : [],
+    security: keyed ? [{ apiKey: [] }, { oauth2: ['maps:read'] }] : [],
   };
 }
 
@@ -90,11 +105,11 @@ function collectionPaths(c: Collection): Record<string, Json> {
         `items${cap}`,
         `${c.title}: a page of features (one credit per 1,000 features of a walk)`,
         [...strip(ITEMS_PARAMS), ...propertyParams(c)],
-        ok('Features', GEOJSON_TYPE, { type: 'object', required: ['type', 'features'], properties: { type: { type: 'string', enum: ['FeatureCollection'] }, features: { type: 'array', items: ref(`${cap}Feature`) }, links: { type: 'array', items: ref('Link') }, timeStamp: { type: 'string', format: 'date-time' }, numberMatched: { type: 'integer', minimum: 0 }, numberReturned: { type: 'integer', minimum: 0 } } }),
+        features('Features', { type: 'object', required: ['type', 'features'], properties: { type: { type: 'string', enum: ['FeatureCollection'] }, features: { type: 'array', items: ref(`${cap}Feature`) }, links: { type: 'array', items: ref('Link') }, timeStamp: { type: 'string', format: 'date-time' }, numberMatched: { type: 'integer', minimum: 0 }, numberReturned: { type: 'integer', minimum: 0 } } }, true),
         true,
       ),
     },
-    [`/collections/${c.id}/items/{featureId}`]: { get: op(`item${cap}`, `${c.title}: one feature (one credit)`, strip(ITEM_PARAMS), ok('A feature', GEOJSON_TYPE, ref(`${cap}Feature`)), true) },
+    [`/collections/${c.id}/items/{featureId}`]: { get: op(`item${cap}`, `${c.title}: one feature (one credit)`, strip(ITEM_PARAMS), features('A feature', ref(`${cap}Feature`), false), true) },
   };
 }
 
@@ -145,6 +160,6 @@ export function ogcOpenApi(req: Req): Json {
     info: { title: 'Landlex OGC API Features', version: '1.0.0', description: `Zoning districts, overlays, parcels and jurisdictions as OGC API Features. An API key in X-API-Key is needed for collections and features. Items: ${ITEMS_PRICE.note}` },
     servers: [{ url: ogcBase(req) }],
     paths,
-    components: { schemas, responses, parameters: { limit: parameterObject(LIMIT_PARAM) }, securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, basic: { type: 'http', scheme: 'basic', description: BASIC_SCHEME_TEXT }, oauth2: oauth2Scheme(req.services.config.publicBaseUrl) } },
+    components: { schemas, responses, parameters: { limit: parameterObject(LIMIT_PARAM) }, securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, oauth2: oauth2Scheme(req.services.config.publicBaseUrl) } },
   };
 }

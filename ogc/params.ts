@@ -1,10 +1,11 @@
 // The query parameters of the OGC routes, declared once: the route table parses them and the
 // OpenAPI 3.0 description is written from the same list. `datetime` maps to Landlex's valid time.
 import { invalid } from '../core/errors.ts';
-import { parseDateTime, parseTimeText } from '../core/time.ts';
+import { GEOBUF_TYPE } from '../core/geobuf.ts';
 import type { Param } from '../core/query/param.ts';
-import { CRS_URIS } from './crs.ts';
+import { parseDateTime, parseTimeText } from '../core/time.ts';
 import { MAX_FILTER_LENGTH } from './cql2-lex.ts';
+import { CRS_URIS } from './crs.ts';
 
 /**
  * Features a page holds when limit is not given, and the fewest a next link asks for: GDAL 3.6
@@ -59,7 +60,19 @@ export function parseDatetime(raw: string, name = 'datetime'): { at: ValidAt; te
 
 export const F_VALUES = ['json', 'geojson', 'application/json', 'application/geo+json'] as const;
 
-export const F_PARAM: Param = { name: 'f', in: 'query', type: 'string', enum: F_VALUES, description: 'Encoding: JSON (GeoJSON for features), the only one served.' };
+export const F_PARAM: Param = { name: 'f', in: 'query', type: 'string', enum: F_VALUES, description: 'Encoding: JSON, the only one served for this document.' };
+
+/** f values that ask features in Geobuf */
+export const GEOBUF_F_VALUES = ['geobuf', GEOBUF_TYPE] as const;
+
+/** f of the feature routes: GeoJSON, or Geobuf (as Accept: application/vnd.geobuf asks when f is not given). */
+export const FEATURES_F_PARAM: Param = {
+  name: 'f',
+  in: 'query',
+  type: 'string',
+  enum: [...F_VALUES, ...GEOBUF_F_VALUES],
+  description: `Encoding: GeoJSON (json, geojson), or Geobuf (geobuf, ${GEOBUF_TYPE}: the same GeoJSON, every member kept, coordinates exact as GeoJSON writes them). Without f, Accept: ${GEOBUF_TYPE} asks Geobuf.`,
+};
 
 export const COLLECTION_ID: Param = { name: 'collectionId', in: 'path', type: 'string', required: true, description: 'districts, overlays, parcels or jurisdictions.' };
 
@@ -87,7 +100,7 @@ export const ITEM_PARAMS: Param[] = [
   { name: 'featureId', in: 'path', type: 'string', required: true, description: 'The feature id (dst_, prc_ or jur_ id).' },
   { name: 'crs', in: 'query', type: 'string', description: `CRS of the response geometry. ${CRS_DESCRIPTION}` },
   ...TIME_PARAMS,
-  F_PARAM,
+  FEATURES_F_PARAM,
 ];
 
 export const LIMIT_PARAM: Param = {
@@ -120,6 +133,6 @@ export const ITEMS_PARAMS: Param[] = [
   },
   { name: 'filter-lang', in: 'query', type: 'string', enum: ['cql2-text'], description: 'cql2-text (the default and the only one).' },
   { name: 'filter-crs', in: 'query', type: 'string', description: `CRS of geometry literals in filter. ${CRS_DESCRIPTION}` },
-  { name: 'cursor', in: 'query', type: 'string', description: 'Opaque position of the next page; take it from the next link, never build it.' },
-  F_PARAM,
+  { name: 'cursor', in: 'query', type: 'string', description: 'Opaque position of the next page; take it from the next link (in the body, or the Link header), never build it.' },
+  FEATURES_F_PARAM,
 ];

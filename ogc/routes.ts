@@ -4,23 +4,24 @@
 // that unknown query parameters are accepted (GIS clients send extras) and a refused parameter is
 // 400 ogc_parameter_invalid, as OGC API Features requires, instead of 422.
 import { createHash } from 'node:crypto';
-import { ApiError } from '../core/errors.ts';
-import { resolveKnownAsOf, type TimeSpec } from '../core/time.ts';
-import { checkCursor, openCursor, signCursor } from '../core/query/cursor.ts';
 import { type Param, parseParams } from '../api/params.ts';
 import { type Answer, defineRoutes, type Req, type Route } from '../api/route.ts';
-import { COLLECTIONS, type Collection, collectionById, queryablesOf, queryablesSchema } from './collections.ts';
-import { CONFORMS_TO } from './conformance.ts';
-import { Params, compileCql2 } from './cql2-sql.ts';
-import { contentCrs, parseBboxIn, parseCrs } from './crs.ts';
-import { GEOJSON_TYPE, JSON_TYPE, type Link, OPENAPI_30_TYPE, SCHEMA_TYPE, collectionDoc, landingPage, ogcBase, origin, selfUrl } from './documents.ts';
-import { readExtents } from './extents.ts';
-import { type Selection, readFeature, readPage } from './items.ts';
+import { ApiError } from '../core/errors.ts';
+import { acceptsGeobuf, GEOBUF_TYPE, toGeobuf } from '../core/geobuf.ts';
+import { checkCursor, openCursor, signCursor } from '../core/query/cursor.ts';
+import { resolveKnownAsOf, type TimeSpec } from '../core/time.ts';
 import { settledAnywhere } from '../store/changes.ts';
 import type { Queryable } from '../store/db.ts';
+import { COLLECTIONS, type Collection, collectionById, queryablesOf, queryablesSchema } from './collections.ts';
+import { CONFORMS_TO } from './conformance.ts';
+import { compileCql2, Params } from './cql2-sql.ts';
+import { contentCrs, parseBboxIn, parseCrs } from './crs.ts';
+import { collectionDoc, GEOJSON_TYPE, JSON_TYPE, type Link, landingPage, OPENAPI_30_TYPE, ogcBase, origin, SCHEMA_TYPE, selfUrl } from './documents.ts';
+import { readExtents } from './extents.ts';
+import { readFeature, readPage, type Selection } from './items.ts';
 import { ogcOpenApi } from './openapi.ts';
-import { COLLECTION_ID, DEFAULT_LIMIT, F_PARAM, ITEM_PARAMS, ITEMS_PARAMS, NUMBER_MATCHED_CAP, type ValidAt } from './params.ts';
-import { FEATURE_PRICE, ITEMS_PRICE, blockKeys } from './pricing.ts';
+import { COLLECTION_ID, DEFAULT_LIMIT, F_PARAM, GEOBUF_F_VALUES, ITEM_PARAMS, ITEMS_PARAMS, NUMBER_MATCHED_CAP, type ValidAt } from './params.ts';
+import { blockKeys, FEATURE_PRICE, ITEMS_PRICE } from './pricing.ts';
 
 const TAG = 'OGC API Features';
 const FREE = { credits: 0, per: 'call', note: 'Free.' } as const;
@@ -139,14 +140,43 @@ function walkSignature(req: Req, s: Selection): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 22);
 }
 
-/** This request's URL with the cursor and limit of the next page, as an absolute link. */
-function nextUrl(req: Req, cursor: string, limit: number): string {
+/** This request's URL with the cursor and limit of the next page (and f when given), as an absolute link. */
+function nextUrl(req: Req, cursor: string, limit: number, f?: string): string {
   const q = new URLSearchParams(req.ctx.querystring);
   q.delete('cursor');
   q.set('cursor', cursor);
   q.set('limit', String(limit));
-  const s = q.toString();
-  return `${origin(req)}${req.ctx.path}${s ? `?${s}` : ''}`;
+  if (f) q.set('f', f);
+  return `${origin(req)}${req.ctx.path}?${q}`;
+}
+
+/** This request's URL in another encoding. */
+function alternateUrl(req: Req, f: string): string {
+  const q = new URLSearchParams(req.ctx.querystring);
+  q.set('f', f);
+  return `${origin(req)}${req.ctx.path}?${q}`;
+}
+
+/**
+ * The encoding of features asked: Geobuf when f names it, or when f is not given and Accept asks
+ * application/vnd.geobuf above application/geo+json; else GeoJSON. Answers vary with Accept.
+ */
+function featureEncoding(req: Req) {
+  req.ctx.vary('Accept');
+  const f: string | undefined = req.params.f;
+  const geobuf = f !== undefined ? (GEOBUF_F_VALUES as readonly string[]).includes(f) : acceptsGeobuf(req.ctx.get('accept'));
+  return geobuf
+    ? { geobuf, type: GEOBUF_TYPE, other: { type: GEOJSON_TYPE, f: 'geojson', title: 'GeoJSON' } }
+    : { geobuf, type: GEOJSON_TYPE, other: { type: GEOBUF_TYPE, f: 'geobuf', title: 'Geobuf' } };
+}
+
+/** A next link longer than this goes in the body only (a long filter): clients limit header sizes. */
+const LINK_HEADER_MAX = 4096;
+
+/** The Link header (RFC 8288) of a page's next link, when it fits. */
+function linkHeader(next: Link | undefined): Record<string, string> {
+  if (!next || next.href.length > LINK_HEADER_MAX) return {};
+  return { Link: `<${next.href}>; rel="next"; type="${next.type}"` };
 }
 
 async function items(req: Req): Promise<Answer> {
@@ -171,14 +201,19 @@ async function items(req: Req): Promise<Answer> {
     after: cursor ? (cursor.k as string[]) : undefined,
     countCap: cursor ? undefined : NUMBER_MATCHED_CAP,
   });
+  const enc = featureEncoding(req);
   const links: Link[] = [
-    { href: selfUrl(req), rel: 'self', type: GEOJSON_TYPE, title: 'This page' },
+    { href: selfUrl(req), rel: 'self', type: enc.type, title: 'This page' },
+    { href: alternateUrl(req, enc.other.f), rel: 'alternate', type: enc.other.type, title: `This page in ${enc.other.title}` },
     { href: `${ogcBase(req)}/collections/${c.id}`, rel: 'collection', type: JSON_TYPE, title: c.title },
   ];
+  let nextLink: Link | undefined;
   if (page.nextKey) {
     const served = before + page.features.length;
     const next = signCursor({ v: 1, r: resource, s: order, f: sig, k: page.nextKey, id: page.nextKey[0], t: snapshot, i: Math.floor(Date.now() / 1000), n: served }, secret);
-    links.push({ href: nextUrl(req, next, Math.max(limit, DEFAULT_LIMIT)), rel: 'next', type: GEOJSON_TYPE, title: 'Next page' });
+    // a Geobuf walk names f in its next links, so they ask Geobuf whatever Accept follows them
+    nextLink = { href: nextUrl(req, next, Math.max(limit, DEFAULT_LIMIT), enc.geobuf ? 'geobuf' : undefined), rel: 'next', type: enc.type, title: 'Next page' };
+    links.push(nextLink);
   }
   // on a first page that holds every match, the count is the page itself
   const matched = page.matched ?? (!cursor && !page.nextKey ? page.features.length : null);
@@ -188,8 +223,10 @@ async function items(req: Req): Promise<Answer> {
     ...(matched !== null ? { numberMatched: matched } : {}),
     numberReturned: page.features.length,
   };
-  const body = `{"type":"FeatureCollection","features":[${page.features.join(',')}],${JSON.stringify(tail).slice(1)}`;
-  return { ...json(body, GEOJSON_TYPE, { 'Content-Crs': contentCrs(selection.crs) }), charge: { keys: blockKeys(`${resource}:${sig}`, before, page.features.length) } };
+  const text = `{"type":"FeatureCollection","features":[${page.features.join(',')}],${JSON.stringify(tail).slice(1)}`;
+  const body = enc.geobuf ? toGeobuf(JSON.parse(text)) : text;
+  const headers = { 'Content-Crs': contentCrs(selection.crs), ...linkHeader(nextLink) };
+  return { ...json(body, enc.type, headers), charge: { keys: blockKeys(`${resource}:${sig}`, before, page.features.length) } };
 }
 
 async function item(req: Req): Promise<Answer> {
@@ -199,11 +236,14 @@ async function item(req: Req): Promise<Answer> {
   const text = await readFeature(req.services.pool, selection, id);
   if (!text) throw new ApiError('no_such_resource', { field: 'featureId', detail: `No feature of ${c.id} has the id ${id}.` });
   const href = `${ogcBase(req)}/collections/${c.id}`;
+  const enc = featureEncoding(req);
   const links: Link[] = [
-    { href: selfUrl(req), rel: 'self', type: GEOJSON_TYPE, title: 'This feature' },
+    { href: selfUrl(req), rel: 'self', type: enc.type, title: 'This feature' },
+    { href: alternateUrl(req, enc.other.f), rel: 'alternate', type: enc.other.type, title: `This feature in ${enc.other.title}` },
     { href, rel: 'collection', type: JSON_TYPE, title: c.title },
   ];
-  return json(`${text.slice(0, -1)},"links":${JSON.stringify(links)}}`, GEOJSON_TYPE, { 'Content-Crs': contentCrs(selection.crs) });
+  const feature = `${text.slice(0, -1)},"links":${JSON.stringify(links)}}`;
+  return json(enc.geobuf ? toGeobuf(JSON.parse(feature)) : feature, enc.type, { 'Content-Crs': contentCrs(selection.crs) });
 }
 
 const OGC_ROUTES: OgcRoute[] = [
@@ -290,22 +330,22 @@ const OGC_ROUTES: OgcRoute[] = [
   {
     id: 'ogcItems',
     path: '/map/ogc/collections/{collectionId}/items',
-    summary: 'A page of features (GeoJSON): bbox, datetime, CQL2 filter, property=value, keyset next link',
+    summary: 'A page of features (GeoJSON, or Geobuf by f or Accept): bbox, datetime, CQL2 filter, property=value, keyset next link (also in a Link header)',
     credential: 'key',
     scope: 'maps:read',
     price: ITEMS_PRICE,
-    produces: [GEOJSON_TYPE],
+    produces: [GEOJSON_TYPE, GEOBUF_TYPE],
     params: ITEMS_PARAMS,
     handler: items,
   },
   {
     id: 'ogcItem',
     path: '/map/ogc/collections/{collectionId}/items/{featureId}',
-    summary: 'One feature (GeoJSON) by its id',
+    summary: 'One feature (GeoJSON, or Geobuf by f or Accept) by its id',
     credential: 'key',
     scope: 'maps:read',
     price: FEATURE_PRICE,
-    produces: [GEOJSON_TYPE],
+    produces: [GEOJSON_TYPE, GEOBUF_TYPE],
     params: ITEM_PARAMS,
     handler: item,
   },

@@ -1,12 +1,15 @@
-// Parcels (spec 4.2): find parcels, one parcel, and the /v1 batch of up to 500 locators.
-import { parseBbox } from '../../core/query/bbox.ts';
-import { invalid, notFound } from '../../core/errors.ts';
+// Parcels (spec 4.2): find parcels, one parcel, and the /v1 batch of up to 500 locators. Found
+// parcels and one parcel come as GeoJSON or Geobuf features when Accept asks (api/features.ts).
+import { notFound } from '../../core/errors.ts';
+import { GEOBUF_TYPE } from '../../core/geobuf.ts';
 import { requireId } from '../../core/ids.ts';
-import { type TimeInstant, resolveTimes } from '../../core/time.ts';
+import { parseBbox } from '../../core/query/bbox.ts';
+import { collectionParams, type ResourceDef, runCollection, type SqlContext, timeParams } from '../../core/query/index.ts';
+import { resolveTimes, type TimeInstant } from '../../core/time.ts';
 import type { Queryable } from '../../store/db.ts';
 import { resolveLocation, type Times, withinBoth, withinFips, withinJurisdiction } from '../../store/place/resolve.ts';
-import { collectionParams, type ResourceDef, runCollection, type SqlContext, timeParams } from '../../core/query/index.ts';
-import { FIELD_PARAM } from '../fields.ts';
+import { acceptedFeatureForm, featureAnswer, GEOJSON_TYPE } from '../features.ts';
+import { FIELD_PARAM, selectFields } from '../fields.ts';
 import { pointTimes } from '../place/common.ts';
 import { inOwnZone } from '../place/zone.ts';
 import { defineRoutes } from '../route.ts';
@@ -47,6 +50,12 @@ export function parcelItem(r: Record<string, any>) {
     geometry: r.geometry ? JSON.parse(r.geometry) : null,
     href: `/parcel/${r.id}`,
   };
+}
+
+/** A parcel as a GeoJSON Feature: its polygon as the geometry, the fields shown as properties. */
+function parcelFeature(item: Record<string, unknown>, shown: Record<string, unknown>) {
+  const { geometry: _geometry, ...properties } = shown;
+  return { type: 'Feature', id: item.id, geometry: item.geometry, properties };
 }
 
 async function parcelById(db: Queryable, id: string, t: Times) {
@@ -113,6 +122,7 @@ export const parcelRoutes = defineRoutes([
     dryRun: true,
     price: { credits: 1, per: 'call', note: 'One credit per page.' },
     response: PARCEL,
+    produces: [GEOJSON_TYPE, GEOBUF_TYPE],
     fields: { default: ['id', 'object', 'jurisdiction', 'parcel_key', 'number', 'apn', 'area', 'acres', 'map_version', 'effective_from', 'effective_through', 'href'], fixed: ['id'] },
     params: [
       { name: 'jurisdiction', in: 'query', type: 'string', required: true, description: 'jur_ id, slug or fips_key.' },
@@ -140,6 +150,12 @@ export const parcelRoutes = defineRoutes([
         ],
         map: parcelItem,
       });
+      const form = acceptedFeatureForm(req);
+      if (form) {
+        // properties are the fields the JSON form shows; the polygon is the geometry whatever they are
+        const shown = selectFields(r.items, p.field, req.route.fields!) as Array<Record<string, unknown>>;
+        return featureAnswer(form, { type: 'FeatureCollection', features: r.items.map((x, i) => parcelFeature(x, shown[i])), page: r.page });
+      }
       return { item: r.items, page: r.page };
     },
   },
@@ -155,6 +171,7 @@ export const parcelRoutes = defineRoutes([
     dryRun: true,
     price: { credits: 1, per: 'call', note: 'One credit.' },
     response: PARCEL,
+    produces: [GEOJSON_TYPE, GEOBUF_TYPE],
     params: [{ name: 'parcel', in: 'path', type: 'string', required: true }, ...timeParams(), FIELD_PARAM],
     handler: async (req) => {
       const id = requireId('parcel', req.params.parcel, 'parcel');
@@ -164,7 +181,10 @@ export const parcelRoutes = defineRoutes([
       const row = placed.found;
       if (!row) throw notFound('parcel', id);
       const props = await req.services.pool.query(`SELECT DISTINCT id FROM property WHERE $1 = ANY(parcel_ids) AND known @> $2::timestamptz`, [id, t.knownAsOf]);
-      return { item: { ...parcelItem(row), property: props.rows.map((r) => r.id) } };
+      const item = { ...parcelItem(row), property: props.rows.map((r) => r.id) };
+      const form = acceptedFeatureForm(req);
+      if (form) return featureAnswer(form, parcelFeature(item, item));
+      return { item };
     },
   },
   {

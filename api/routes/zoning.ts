@@ -1,7 +1,9 @@
 // Zoning in the /v1 form (spec 4.7): the classifications in force at a place (base first, then
 // overlays) or a government's legend; allowances and standards by include; GeoJSON by format or
-// Accept. A use the ordinance never names is absent from allowances: that is not a prohibition.
+// Accept, Geobuf by Accept. A use the ordinance never names is absent from allowances: that is
+// not a prohibition.
 import { ApiError, invalid, notFound } from '../../core/errors.ts';
+import { GEOBUF_TYPE } from '../../core/geobuf.ts';
 import { isId } from '../../core/ids.ts';
 import { parseBbox } from '../../core/query/bbox.ts';
 import { timeParams } from '../../core/query/index.ts';
@@ -13,6 +15,7 @@ import { containment } from '../../store/jurisdictions.ts';
 import { loadFrame } from '../../store/place/frame.ts';
 import { apartSlivers, controlsFor, districtShares, permissionsFor, type Share, sliverView, unlistedUseRule } from '../../store/place/law.ts';
 import { resolveLocation, type Times } from '../../store/place/resolve.ts';
+import { acceptedFeatureForm, type FeatureForm, featureAnswer } from '../features.ts';
 import { coverageBlock, knownUses, settledNotice, settleKnown } from '../place/common.ts';
 import { continueWalk, type ListWalk, listSignature, pageAfter } from '../place/pages.ts';
 import { adoptionView, appliesOverView, precedenceView } from '../place/standing.ts';
@@ -149,8 +152,11 @@ async function zoningObjects(req: Req, rows: ZoningRow[], t: Times, use?: string
   });
 }
 
-function asGeoJson(req: Req) {
-  return req.params.format === 'geojson' || /application\/geo\+json/.test(req.ctx.get('accept'));
+/** GeoJSON or Geobuf by Accept (api/features.ts), unless format is named: format=geojson is GeoJSON, format=json as before. */
+function featureForm(req: Req): FeatureForm | null {
+  if (req.ctx.query.format === undefined) return acceptedFeatureForm(req);
+  req.ctx.vary('Accept');
+  return req.params.format === 'geojson' || /application\/geo\+json/.test(req.ctx.get('accept')) ? 'geojson' : null;
 }
 
 function feature(o: Record<string, unknown>) {
@@ -185,7 +191,7 @@ export const zoningRoutes = defineRoutes([
     form: 'v1',
     collection: true,
     dryRun: true,
-    produces: ['application/geo+json'],
+    produces: ['application/geo+json', GEOBUF_TYPE],
     price: { credits: 1, per: 'call', repeatFreeHours: 24, note: 'At a place: one credit per place, free again for a day; a legend is charged as a page.' },
     params: [
       { name: 'address', in: 'query', type: 'string' },
@@ -311,7 +317,8 @@ export const zoningRoutes = defineRoutes([
       extra.coverage = await zoningCoverage(db, jurisdictionId, t);
       const charge = chargeKey ? { keys: [chargeKey] } : { keys: [`legend:${req.ctx.querystring}:${Date.now()}`] };
       const total = p.total && !pinned ? { total: { value: list.length, relation: 'eq' } } : {};
-      if (asGeoJson(req)) return { raw: true, body: { type: 'FeatureCollection', features: data.map(feature), has_more: nextCursor !== null, next_cursor: nextCursor, ...total, ...extra }, contentType: 'application/geo+json', charge };
+      const form = featureForm(req);
+      if (form) return featureAnswer(form, { type: 'FeatureCollection', features: data.map(feature), has_more: nextCursor !== null, next_cursor: nextCursor, ...total, ...extra }, charge);
       return { item: data, hasMore: nextCursor !== null, nextCursor, page: total, extra, charge };
     },
   },
@@ -325,7 +332,7 @@ export const zoningRoutes = defineRoutes([
     scope: 'place:read',
     form: 'v1',
     dryRun: true,
-    produces: ['application/geo+json'],
+    produces: ['application/geo+json', GEOBUF_TYPE],
     price: { credits: 1, per: 'call', repeatFreeHours: 24, note: 'One credit; repeats within a day are free.' },
     params: [
       { name: 'zoning_id', in: 'path', type: 'string', required: true },
@@ -351,7 +358,8 @@ export const zoningRoutes = defineRoutes([
       if (!rows[0]) throw notFound('zoning classification', id);
       const [{ obj }] = await zoningObjects(req, rows, t);
       const charge = { keys: [`zoning:${id}`] };
-      if (asGeoJson(req)) return { raw: true, body: feature(obj), contentType: 'application/geo+json', charge };
+      const form = featureForm(req);
+      if (form) return featureAnswer(form, feature(obj), charge);
       // a v1 object stands alone: it carries the coverage of its jurisdiction itself
       return { item: { ...obj, coverage: await zoningCoverage(req.services.pool, rows[0].jurisdiction_id, t) }, charge };
     },
