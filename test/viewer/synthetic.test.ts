@@ -7,8 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { localDate } from '../../core/time.ts';
 import type { RunningServer } from '../../api/server.ts';
+import { localDate } from '../../core/time.ts';
 import { type PipelineHarness, pipelineHarness, syntheticManifests } from '../helpers/pipeline.ts';
 import { createTestOrg, startTestServer } from '../helpers/server.ts';
 import { type SyntheticSite, startSyntheticSite } from '../helpers/synthetic-site.ts';
@@ -100,7 +100,7 @@ test('the as_of slider stops on the dates the law changed; across 2026-05-15 par
     if (/\/map\/district\/\d+\/\d+\/\d+/.test(r.url())) tileRequests.push(r.url());
   });
   await page.addInitScript((k) => localStorage.setItem('landlex-key', k), key);
-  await page.goto(`${server.url}/viewer`);
+  await page.goto(`${server.url}/viewer?jurisdiction=millbrook-ma`);
   await page.waitForFunction(() => {
     const m = (window as unknown as Partial<Win>).landlexMap;
     return Boolean(m?.getSource('district') && m.loaded() && m.areTilesLoaded());

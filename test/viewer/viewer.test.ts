@@ -1,7 +1,7 @@
 // The map page in headless Chromium (Debian's, driven by playwright-core): it draws our tiles
 // (a non-blank screenshot, kept under test-output/) and a click on a parcel shows a cited answer.
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { RunningServer } from '../../api/server.ts';
