@@ -1,6 +1,8 @@
 // The map layers served as vector tiles: what each reads, its zoom range and its fields (the
 // TileJSON vector_layers are written from the same definitions).
+
 import { PROVISIONAL_ZONE, resolveTimes, type TimeSpec, type TimeValue } from '../core/time.ts';
+import { factIdIs } from '../store/fact-id.ts';
 
 export interface TileLayer {
   id: 'district' | 'overlay' | 'parcel' | 'future_land_use' | 'coverage';
@@ -25,7 +27,7 @@ export interface TileLayer {
 
 /** The district's own fact drawn with an area: its label and type, from the most authoritative source stating it (as /district answers). */
 const districtFact = `LEFT JOIN LATERAL (SELECT d.local_label, d.type FROM district d JOIN source s ON s.id = d.source_id
-                WHERE d.id = a.district_id AND d.valid @> $4::date AND d.known @> $5::timestamptz
+                WHERE ${factIdIs('d', 'a.district_id')} AND d.valid @> $4::date AND d.known @> $5::timestamptz
                 ORDER BY CASE s.kind WHEN 'code_text' THEN 0 WHEN 'district_list' THEN 1 ELSE 2 END LIMIT 1) d ON true`;
 
 const areaLayer = (kind: 'base' | 'overlay' | 'future_land_use') => `
