@@ -52,6 +52,56 @@ export async function encode(tile: Buffer, coding: Coding): Promise<Buffer> {
 }
 
 /**
+ * Coded tiles kept by ETag (the coded tag names one tile in one coding), most recently used
+ * first, up to `budget` bytes: a tile asked again is still made (its statement is the truth), but
+ * not coded again. A hit is served only if the tile just made is byte for byte the one coded (a
+ * load's notice reaches the process a moment after its commit, and in that moment a tag may
+ * name new bytes: docs/decisions.md, Maps), so a kept coding never stands for other bytes.
+ */
+export class CodedTiles {
+  private kept = new Map<string, { tile: Buffer; coded: Buffer }>();
+  private bytes = 0;
+
+  constructor(private budget = 64 * 1024 * 1024) {}
+
+  async encode(tag: string, tile: Buffer, coding: Coding): Promise<Buffer> {
+    if (coding === 'identity') return tile;
+    const hit = this.kept.get(tag);
+    if (hit?.tile.equals(tile)) {
+      this.kept.delete(tag); // most recently used last in the map's order
+      this.kept.set(tag, hit);
+      return hit.coded;
+    }
+    const coded = await encode(tile, coding);
+    this.keep(tag, tile, coded);
+    return coded;
+  }
+
+  private keep(tag: string, tile: Buffer, coded: Buffer) {
+    const size = (e: { tile: Buffer; coded: Buffer }) => e.tile.length + e.coded.length + tag.length;
+    const old = this.kept.get(tag);
+    if (old) {
+      this.kept.delete(tag);
+      this.bytes -= size(old);
+    }
+    const entry = { tile, coded };
+    if (size(entry) > this.budget / 16) return; // one tile never takes much of it
+    this.kept.set(tag, entry);
+    this.bytes += size(entry);
+    for (const [k, e] of this.kept) {
+      if (this.bytes <= this.budget) break;
+      this.kept.delete(k);
+      this.bytes -= e.tile.length + e.coded.length + k.length;
+    }
+  }
+
+  /** Tiles kept and their bytes (tiles and codings). */
+  get size() {
+    return { tiles: this.kept.size, bytes: this.bytes };
+  }
+}
+
+/**
  * The ETag of a tile in a coding: the strong tag of the content with the coding appended. A
  * strong validator names one sequence of bytes (RFC 9110 8.8.1, 8.8.3), and gzip and brotli
  * bytes differ from the tile's, so each coding has a tag of its own (as Apache's mod_deflate

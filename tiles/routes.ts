@@ -10,7 +10,7 @@ import { timeParams } from '../core/query/index.ts';
 import { settledAnywhere } from '../store/changes.ts';
 import { named } from '../store/db.ts';
 import type { MadeTile } from './batch.ts';
-import { chooseCoding, codedTag, encode, noneMatch } from './encoding.ts';
+import { CodedTiles, chooseCoding, codedTag, noneMatch } from './encoding.ts';
 import { tileBox } from './keys.ts';
 import { datesByZone, mapTimes, mapVersionInForce, mapVersionsKnownAt, TILE_LAYERS, type TileLayer, tileKeyOnlySql, tileSql, tolerance } from './layers.ts';
 import { boundsAndCenter, tilesetVersion } from './tilejson.ts';
@@ -19,6 +19,8 @@ const LAYER_IDS = Object.keys(TILE_LAYERS) as Array<TileLayer['id']>;
 /** Each layer's statements, written once (the same text every call): the tile with its key, and the key alone. */
 const TILE_SQL = Object.fromEntries(LAYER_IDS.map((id) => [id, { tile: tileSql(TILE_LAYERS[id], true), key: tileKeyOnlySql(TILE_LAYERS[id]) }])) as Record<TileLayer['id'], { tile: string; key: string }>;
 const MAP_LAYERS = ['district', 'overlay', 'future_land_use', 'parcel'] as const;
+/** Tiles coded for clients, kept by ETag (64 MiB a process). */
+const codedTiles = new CodedTiles();
 
 export function layerOf(raw: string): TileLayer {
   const layer = TILE_LAYERS[raw as TileLayer['id']];
@@ -227,7 +229,7 @@ export const tileRoutes = defineRoutes([
       const cache = cacheFor(key);
       if (features === 0) return { status: 204, body: null, headers: cache };
       const headers = coding === 'identity' ? cache : { ...cache, 'Content-Encoding': coding };
-      return { body: await encode(tile, coding), contentType: 'application/vnd.mapbox-vector-tile', headers };
+      return { body: await codedTiles.encode(cache.ETag, tile, coding), contentType: 'application/vnd.mapbox-vector-tile', headers };
     },
   },
 ]);

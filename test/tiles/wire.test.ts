@@ -8,7 +8,7 @@ import { VectorTile } from '@mapbox/vector-tile';
 import { PbfReader } from 'pbf';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../api/server.ts';
-import { chooseCoding, codedTag, noneMatch } from '../../tiles/encoding.ts';
+import { CodedTiles, chooseCoding, codedTag, noneMatch } from '../../tiles/encoding.ts';
 import { cambridgeApi } from '../helpers/server.ts';
 
 let close = async () => {};
@@ -125,6 +125,26 @@ describe('content codings', () => {
     expect(noneMatch('"abd", W/"abc"', '"abc"')).toBe(true);
     expect(noneMatch('"abc-gzip"', '"abc"')).toBe(false);
   });
+});
+
+test('codings kept by ETag: the same bytes again are not coded again; other bytes under the tag are; the budget holds', async () => {
+  const tile = (await raw(PARCELS)).body;
+  const other = (await raw(DISTRICTS)).body;
+  const kept = new CodedTiles(16 * (tile.length + other.length) * 2);
+  const first = await kept.encode('"t-gzip"', tile, 'gzip');
+  expect(gunzipSync(first).equals(tile)).toBe(true);
+  expect(await kept.encode('"t-gzip"', Buffer.from(tile), 'gzip')).toBe(first); // the very buffer kept
+  // the tag now names other bytes (a load's notice not yet heard): coded anew, and kept instead
+  const anew = await kept.encode('"t-gzip"', other, 'gzip');
+  expect(gunzipSync(anew).equals(other)).toBe(true);
+  expect(kept.size.tiles).toBe(1);
+  expect(await kept.encode('"t"', tile, 'identity')).toBe(tile);
+  // a small budget keeps the most recently used
+  const small = new CodedTiles(16 * (other.length * 2 + 200));
+  for (const tag of ['"a-br"', '"b-br"', '"c-br"']) await small.encode(tag, other, 'br');
+  expect(small.size.bytes).toBeLessThanOrEqual(16 * (other.length * 2 + 200));
+  const c = await small.encode('"c-br"', other, 'br');
+  expect(await small.encode('"c-br"', other, 'br')).toBe(c);
 });
 
 describe('feature ids', () => {
