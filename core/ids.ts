@@ -51,6 +51,7 @@ export const PREFIXES = {
   control: 'ctl',
   batch: 'bat',
   delivery: 'dlv',
+  meeting: 'mtg',
 } as const;
 
 export type IdKind = keyof typeof PREFIXES;

@@ -13,6 +13,7 @@ export const SOURCE_KINDS = [
   'recorder_index',
   'permit_feed',
   'case_feed',
+  'meeting_feed', // meetings of the bodies that decide: agendas and decisions
   'ordinance_text', // one ordinance's own text (found through an amendment_list, or named here)
 ] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];

@@ -39,7 +39,7 @@ export function reason(err: unknown): string {
   return e?.message ?? String(err);
 }
 
-const KIND_ORDER = ['amendment_list', 'district_list', 'code_text', 'district_map', 'overlay_map', 'parcel_layer', 'assessor_roll', 'recorder_index', 'permit_feed', 'case_feed', 'ordinance_text'];
+const KIND_ORDER = ['amendment_list', 'district_list', 'code_text', 'district_map', 'overlay_map', 'parcel_layer', 'assessor_roll', 'recorder_index', 'permit_feed', 'case_feed', 'meeting_feed', 'ordinance_text'];
 
 /** Ordinances first (they date the changes of the code and maps), lists and code before maps (maps link to districts), parcels before rolls (rolls join parcels). */
 export function loadOrder(sources: SourceRef[]): SourceRef[] {

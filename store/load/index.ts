@@ -5,12 +5,13 @@ import { nulAt } from '../../ingest/nul.ts';
 import { loadCodeText } from './code-text.ts';
 import type { Loader } from './context.ts';
 import { loadDistrictList } from './district-list.ts';
+import { loadMeetingFeed, loadPermitFeed } from './feeds.ts';
 import { mapLoader } from './maps.ts';
 import { loadOrdinanceText } from './ordinance-text.ts';
 import { loadOrdinances } from './ordinances.ts';
 import { loadParcels } from './parcels.ts';
 import { loadProperties } from './properties.ts';
-import { loadFeed, loadRecorder } from './records.ts';
+import { loadRecorder } from './records.ts';
 
 /**
  * A document whose text is kept and quoted (a code, a district list, an ordinance list) cannot
@@ -35,8 +36,9 @@ const LOADERS: Partial<Record<SourceKind, Loader>> = {
   amendment_list: refusingNul(loadOrdinances),
   assessor_roll: loadProperties,
   recorder_index: loadRecorder,
-  permit_feed: loadFeed,
-  case_feed: loadFeed,
+  permit_feed: loadPermitFeed,
+  case_feed: loadPermitFeed,
+  meeting_feed: loadMeetingFeed,
   ordinance_text: refusingNul(loadOrdinanceText),
 };
 
@@ -59,6 +61,7 @@ export function layerOf(kind: string): string {
     recorder_index: 'recorder',
     permit_feed: 'permit',
     case_feed: 'case',
+    meeting_feed: 'meeting',
     ordinance_text: 'ordinance_text',
   };
   return layers[kind] ?? kind;

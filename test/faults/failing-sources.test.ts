@@ -97,6 +97,7 @@ describe('then every source broken at once, while the site moves on to version 2
       'registry-index': { state: 'loaded', stage: null },
       permits: { state: 'failed', stage: 'fetch' },
       cases: { state: 'loaded', stage: null },
+      meetings: { state: 'unchanged', stage: null },
       // the amendments' own texts the ordinance list links to: those of v1 unchanged, v2's new
       'ordinance-2022-04': { state: 'unchanged', stage: null },
       'ordinance-2023-02': { state: 'unchanged', stage: null },

@@ -43,6 +43,7 @@ export const INGEST_TABLES = [
   'recorded_instrument',
   'transaction',
   'land_record',
+  'meeting',
   'change_event',
   'coverage',
 ] as const;

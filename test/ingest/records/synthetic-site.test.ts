@@ -173,7 +173,7 @@ describe('the fixture', () => {
     expect(vacant.withheld).toEqual(['assessment.building_value_cents', 'structures', 'sales']);
     const town = await (await get('/town.json')).json();
     const manifest = JSON.parse(JSON.stringify(town.manifest).replaceAll('{site}', site.url));
-    expect(checkManifest(manifest, 'millbrook').sources).toHaveLength(8);
+    expect(checkManifest(manifest, 'millbrook').sources).toHaveLength(9);
   });
 });
 
