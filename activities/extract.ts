@@ -1,7 +1,7 @@
 // The extract activities, built by a factory from their dependencies: mark an extract running,
 // write its file (rows streamed from PostGIS into a staging file; DuckDB writes JSONL, GeoJSONSeq
-// or Parquet, GDAL writes GeoPackage or FlatGeobuf, to a temporary name renamed only when
-// complete), and fail it with a refund.
+// or Parquet, GDAL writes GeoPackage or FlatGeobuf, a worker thread encodes DuckDB's GeoJSONSeq as
+// Geobuf; each to a temporary name renamed only when complete), and fail it with a refund.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
@@ -14,6 +14,7 @@ import * as store from '../store/extracts.ts';
 import { type DuckOptions, writeWithDuckDB } from './extract/duck.ts';
 import { FORMAT_SPECS, fileName } from './extract/formats.ts';
 import { writeWithGdal } from './extract/gdal.ts';
+import { writeGeobuf } from './extract/geobuf.ts';
 import type { ExtractPlan } from './extract/plan.ts';
 import { envelopeQuery, rowQuery } from './extract/sql.ts';
 import { stageRows } from './extract/stage.ts';
@@ -33,6 +34,8 @@ export interface ExtractDeps {
   /** rows read from the cursor at a time (default 5000) */
   batchRows?: number;
   duckdb?: DuckOptions;
+  /** heap of the Geobuf writer's worker thread, in MB (default GEOBUF_HEAP_MB) */
+  geobufHeapMb?: number;
   onProgress?: (p: ExtractProgress) => void;
   /** test hook: called after each staged batch; throwing kills the attempt there */
   afterBatch?: (extract: string, rows: number) => void | Promise<void>;
@@ -110,11 +113,20 @@ export function createExtractActivities(deps: ExtractDeps) {
       progress('writing', s.rows);
       const landlex = JSON.stringify({ extract: x.id, resource: plan.resource, as_of: plan.asOf, known_as_of: plan.knownAsOf, filter: plan.filter });
       const geometry = q.geometry && s.geo ? { column: q.geometry, summary: s.geo } : null;
-      const written =
-        spec.gdalDriver
-          ? await writeWithGdal({ staged, out: tmp, driver: spec.gdalDriver, layer: plan.resource, columns: q.columns, description: landlex, workDir: work })
-          : await writeWithDuckDB({ staged, out: tmp, format: plan.format, columns: q.columns, geometry, metadata: { landlex }, workDir: work }, deps.duckdb);
-      if (written !== s.rows) throw new Error(`${spec.gdalDriver ? 'GDAL' : 'DuckDB'} wrote ${written} rows of the ${s.rows} staged`);
+      const writer = spec.gdalDriver ? 'GDAL' : spec.fromGeoJsonSeq ? 'the Geobuf writer' : 'DuckDB';
+      let written: number;
+      if (spec.gdalDriver) {
+        written = await writeWithGdal({ staged, out: tmp, driver: spec.gdalDriver, layer: plan.resource, columns: q.columns, description: landlex, workDir: work });
+      } else if (spec.fromGeoJsonSeq) {
+        // the very features of the GeoJSONSeq extract, then encoded whole
+        const seq = join(work, 'features.geojsons');
+        const features = await writeWithDuckDB({ staged, out: seq, format: 'geojsonseq', columns: q.columns, geometry: null, metadata: {}, workDir: work }, deps.duckdb);
+        if (features !== s.rows) throw new Error(`DuckDB wrote ${features} features of the ${s.rows} rows staged`);
+        written = await writeGeobuf({ seq, out: tmp, heapMb: deps.geobufHeapMb });
+      } else {
+        written = await writeWithDuckDB({ staged, out: tmp, format: plan.format, columns: q.columns, geometry, metadata: { landlex }, workDir: work }, deps.duckdb);
+      }
+      if (written !== s.rows) throw new Error(`${writer} wrote ${written} rows of the ${s.rows} staged`);
       const { size, sha256 } = await digest(tmp);
       await rename(tmp, join(dir, name));
       const files: store.ExtractFile[] = [{ name, format: plan.format, media_type: spec.mediaType, size, rows: s.rows, sha256 }];

@@ -186,10 +186,10 @@ program
 
 program
   .command('extract')
-  .description('write a resource of jurisdictions to a JSONL, GeoParquet, GeoJSONSeq, GeoPackage or FlatGeobuf file (in-process, or on Temporal with TEMPORAL_ADDRESS)')
+  .description('write a resource of jurisdictions to a JSONL, GeoParquet, GeoJSONSeq, GeoPackage, FlatGeobuf or Geobuf file (in-process, or on Temporal with TEMPORAL_ADDRESS)')
   .argument('<resource>', 'jurisdiction, parcel, property, district, district_area, permission, control or change_event')
   .requiredOption('--jurisdiction <slug...>', 'jurisdictions (slug, jur_ id or fips_key); repeatable')
-  .requiredOption('--format <format>', 'jsonl, parquet, geojsonseq, gpkg or flatgeobuf (the last three open in GDAL and QGIS)')
+  .requiredOption('--format <format>', 'jsonl, parquet, geojsonseq, gpkg, flatgeobuf (these three open in GDAL and QGIS) or geobuf (.pbf, for the geobuf package)')
   .option('--as-of <time>', 'valid time (a date, a date-time with offset, or from:<date> to:<date>)')
   .option('--known-as-of <time>', 'knowledge time (a date or a date-time with offset)')
   .option('--field <names>', 'columns, comma-separated (id and effective_from are always kept)')

@@ -4,13 +4,13 @@ import { grantCredit } from './organizations.ts';
 import { type Pool, type Queryable, withTransaction } from './db.ts';
 
 export const RETENTION_DAYS = 7;
-export const FILE_NAME = /^[a-z_]+\.(jsonl|parquet|geojsons|gpkg|fgb)$/;
+export const FILE_NAME = /^[a-z_]+\.(jsonl|parquet|geojsons|gpkg|fgb|pbf)$/;
 
 export type ExtractState = 'queued' | 'running' | 'succeeded' | 'failed';
 
 export interface ExtractFile {
   name: string;
-  format: 'jsonl' | 'parquet' | 'geojsonseq' | 'gpkg' | 'flatgeobuf';
+  format: 'jsonl' | 'parquet' | 'geojsonseq' | 'gpkg' | 'flatgeobuf' | 'geobuf';
   media_type: string;
   size: number;
   rows: number;

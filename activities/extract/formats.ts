@@ -1,8 +1,9 @@
 // The extract formats: the file each writes, its media type, how it carries geometry and who
 // writes it. Pure data. JSONL is rows (one object a line, for jq, DuckDB, pandas), not GeoJSON;
 // GeoJSONSeq, GeoPackage and FlatGeobuf are the formats GIS tools open; GeoParquet is for
-// DuckDB, GeoPandas and GDAL builds with Arrow.
-export const FORMATS = ['jsonl', 'parquet', 'geojsonseq', 'gpkg', 'flatgeobuf'] as const;
+// DuckDB, GeoPandas and GDAL builds with Arrow; Geobuf is the GeoJSONSeq's features as one
+// FeatureCollection for the geobuf package (JavaScript, Python), built whole in memory.
+export const FORMATS = ['jsonl', 'parquet', 'geojsonseq', 'gpkg', 'flatgeobuf', 'geobuf'] as const;
 export type ExtractFormat = (typeof FORMATS)[number];
 
 export interface FormatSpec {
@@ -14,7 +15,18 @@ export interface FormatSpec {
   geometryRequired: boolean;
   /** GDAL's driver for the formats GDAL (gdal-async) writes; DuckDB writes the others */
   gdalDriver?: 'GPKG' | 'FlatGeobuf';
+  /** encoded whole in memory from the GeoJSONSeq DuckDB writes (Geobuf) */
+  fromGeoJsonSeq?: true;
+  /** the most rows the format is written with (it is built in memory); more are refused when planned */
+  maxRows?: number;
 }
+
+/**
+ * Rows a Geobuf extract may hold. Its worker's heap is capped at 1 GiB (GEOBUF_HEAP_MB); measured,
+ * Cambridge parcels (every column, 925 bytes of GeoJSON a row) need about 3 KB of heap a row: 13,108
+ * fit in 48 MB, 104,864 in 320 MB (RSS +450 MB). So 100,000 rows leave room for rows 3 times as large.
+ */
+export const GEOBUF_MAX_ROWS = 100_000;
 
 export const FORMAT_SPECS: Record<ExtractFormat, FormatSpec> = {
   jsonl: { extension: 'jsonl', mediaType: 'application/x-ndjson', geometry: 'geojson', geometryRequired: false },
@@ -24,6 +36,8 @@ export const FORMAT_SPECS: Record<ExtractFormat, FormatSpec> = {
   gpkg: { extension: 'gpkg', mediaType: 'application/geopackage+sqlite3', geometry: 'wkb', geometryRequired: false, gdalDriver: 'GPKG' },
   // GDAL's FlatGeobuf writer (3.6) drops features without geometry; with a spatial index the format cannot hold them
   flatgeobuf: { extension: 'fgb', mediaType: 'application/vnd.flatgeobuf', geometry: 'wkb', geometryRequired: true, gdalDriver: 'FlatGeobuf' },
+  // .pbf as the geobuf package's own README and tools name Geobuf files (OSM's are .osm.pbf)
+  geobuf: { extension: 'pbf', mediaType: 'application/vnd.geobuf', geometry: 'geojson', geometryRequired: false, fromGeoJsonSeq: true, maxRows: GEOBUF_MAX_ROWS },
 };
 
 export const MEDIA_TYPES = FORMATS.map((f) => FORMAT_SPECS[f].mediaType);

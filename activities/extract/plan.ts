@@ -121,6 +121,11 @@ function asOfPlan(r: ExtractResource, text: string | undefined, zones: Map<strin
   return { kind: 'instant', text: probe.text, dates };
 }
 
+export interface PlanOptions {
+  /** the most rows of a format built in memory (Geobuf); default the format's own maxRows */
+  maxRows?: number;
+}
+
 export interface PlannedExtract {
   plan: ExtractPlan;
   rowEstimate: number;
@@ -128,10 +133,11 @@ export interface PlannedExtract {
 }
 
 /**
- * Resolve scope and times, check fields and filter, and count the rows the extract would write.
+ * Resolve scope and times, check fields and filter, and count the rows the extract would write;
+ * a format built in memory (Geobuf) refuses more than its row limit, naming `format`.
  * A saved region is the organization's own (none without one) and resolves at the extract's as_of.
  */
-export async function planExtract(db: Queryable, req: ExtractRequest, now = new Date(), organizationId: string | null = null): Promise<PlannedExtract> {
+export async function planExtract(db: Queryable, req: ExtractRequest, now = new Date(), organizationId: string | null = null, opts: PlanOptions = {}): Promise<PlannedExtract> {
   const r = resourceOf(req.resource);
   if (!(FORMATS as readonly string[]).includes(req.format)) throw unknownValue('format', req.format, FORMATS);
   const scopeParams = { ...req.scope };
@@ -168,5 +174,10 @@ export async function planExtract(db: Queryable, req: ExtractRequest, now = new 
   if (spec.geometryRequired) plan.geometryRequired = true;
   const n = await countRows(plan);
   if (spec.geometryRequired) plan.leftOut = (await countRows({ ...plan, geometryRequired: false })) - n;
+  const maxRows = spec.maxRows === undefined ? undefined : (opts.maxRows ?? spec.maxRows);
+  if (maxRows !== undefined && n > maxRows) {
+    const fmt = (x: number) => x.toLocaleString('en-US');
+    throw invalid('format', `${req.format} is encoded whole in memory and holds at most ${fmt(maxRows)} rows; this extract has ${fmt(n)}. Narrow the scope or the filter, or use geojsonseq or flatgeobuf`);
+  }
   return { plan, rowEstimate: n, creditEstimate: creditsFor(n) };
 }

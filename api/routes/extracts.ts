@@ -3,7 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { extractDirOf } from '../../activities/extract.ts';
-import { FORMATS, MEDIA_TYPES } from '../../activities/extract/formats.ts';
+import { FORMATS, GEOBUF_MAX_ROWS, MEDIA_TYPES } from '../../activities/extract/formats.ts';
 import { type ExtractPlan, type ExtractRequest, type PlannedExtract, planExtract } from '../../activities/extract/plan.ts';
 import { RESOURCE_NAMES } from '../../activities/extract/resources.ts';
 import { ApiError, notFound } from '../../core/errors.ts';
@@ -38,7 +38,8 @@ const BODY = {
       type: 'string',
       enum: FORMATS,
       description:
-        'jsonl: one row object a line (not GeoJSON). parquet: GeoParquet 1.1. GIS tools (GDAL, QGIS) open geojsonseq (RFC 8142, RS-separated GeoJSON Features), gpkg (GeoPackage, EPSG:4326) and flatgeobuf (EPSG:4326, spatial index; rows without a geometry are left out and counted in left_out).',
+        'jsonl: one row object a line (not GeoJSON). parquet: GeoParquet 1.1. GIS tools (GDAL, QGIS) open geojsonseq (RFC 8142, RS-separated GeoJSON Features), gpkg (GeoPackage, EPSG:4326) and flatgeobuf (EPSG:4326, spatial index; rows without a geometry are left out and counted in left_out). ' +
+        `geobuf (.pbf, application/vnd.geobuf): the geojsonseq features as one FeatureCollection in Geobuf, coordinates exact; encoded whole in memory, so more than ${GEOBUF_MAX_ROWS.toLocaleString('en-US')} rows is 422 naming format.`,
     },
     scope: {
       type: 'object',
@@ -117,7 +118,7 @@ export const extractRoutes = defineRoutes([
     refuses: ['not_available'],
     method: 'POST',
     path: '/extract',
-    summary: 'Start an extract: a resource in a scope, as of fixed times, written to a JSONL, GeoParquet, GeoJSONSeq, GeoPackage or FlatGeobuf file',
+    summary: 'Start an extract: a resource in a scope, as of fixed times, written to a JSONL, GeoParquet, GeoJSONSeq, GeoPackage, FlatGeobuf or Geobuf file',
     tag: 'Extracts',
     credential: 'key',
     scope: 'extract:write',
@@ -130,7 +131,7 @@ export const extractRoutes = defineRoutes([
       credits: 1,
       per: 'item',
       upfront: true,
-      note: 'One credit per 1,000 rows estimated (at least one), in every format, charged when the extract is created; given back if it fails.',
+      note: 'One credit per 1,000 rows estimated (at least one), in every format (Geobuf too), charged when the extract is created; given back if it fails.',
       estimateUnits: async (req) => {
         const p = await planFor(req);
         const item = { object: 'extract_estimate', resource: p.plan.resource, format: p.plan.format, row_estimate: p.rowEstimate, credit_estimate: p.creditEstimate, jurisdiction: p.plan.jurisdictions, as_of: p.plan.asOf, known_as_of: p.plan.knownAsOf, field: p.plan.fields, left_out: leftOut(p.plan) };

@@ -1,10 +1,13 @@
 // Extracts over HTTP on real Cambridge data: dry runs price without starting anything, a
 // created extract is charged once (Idempotency-Key replays it), runs in-process to succeeded,
-// and its file downloads with the caller's key only; bad filters are 422 and charge nothing.
+// and its file downloads with the caller's key only (Geobuf decoded with the geobuf package);
+// bad filters are 422 and charge nothing.
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decode } from 'geobuf';
+import Pbf from 'pbf4';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { RunningServer } from '../../api/server.ts';
 import { drainExtracts } from '../../workflows/extract-inprocess.ts';
@@ -159,9 +162,32 @@ describe('POST /extract', () => {
 
     const doc = (await call(server, 'GET', '/openapi.json')).body;
     const post = doc.paths['/extract'].post;
-    expect(post.requestBody.content['application/json'].schema.properties.format.enum).toEqual(['jsonl', 'parquet', 'geojsonseq', 'gpkg', 'flatgeobuf']);
+    expect(post.requestBody.content['application/json'].schema.properties.format.enum).toEqual(['jsonl', 'parquet', 'geojsonseq', 'gpkg', 'flatgeobuf', 'geobuf']);
     const file = doc.paths['/extract/{extract}/file/{name}'].get.responses['200'].content;
-    for (const [, , media] of kinds) expect(Object.keys(file)).toContain(media);
+    for (const media of [...kinds.map((k) => k[2]), 'application/vnd.geobuf']) expect(Object.keys(file)).toContain(media);
+  });
+
+  test('Geobuf: priced like the others, downloaded as application/vnd.geobuf, one feature per row', async () => {
+    const body = { resource: 'district_area', scope: { jurisdiction: ['cambridge-ma'] }, field: ['code_raw', 'geometry'] };
+    const jsonl = (await call(server, 'POST', '/extract?dry_run=true', { key, body: { ...body, format: 'jsonl' } })).body.item;
+    const dry = await call(server, 'POST', '/extract?dry_run=true', { key, body: { ...body, format: 'geobuf' } });
+    expect(dry.status).toBe(200);
+    expect(dry.body.item).toMatchObject({ format: 'geobuf', row_estimate: jsonl.row_estimate, credit_estimate: jsonl.credit_estimate, left_out: null });
+    const before = await balance();
+    const r = await call(server, 'POST', '/extract', { key, body: { ...body, format: 'geobuf' } });
+    expect(r.status).toBe(202);
+    expect(await balance()).toBe(before - jsonl.credit_estimate);
+    const done = await settled(r.body.item.id);
+    expect(done).toMatchObject({ state: 'succeeded', format: 'geobuf', row_count: jsonl.row_estimate });
+    expect(done.file).toEqual([expect.objectContaining({ name: 'district_area.pbf', format: 'geobuf', media_type: 'application/vnd.geobuf', rows: jsonl.row_estimate })]);
+    const res = await fetch(server.url + done.file[0].href, { headers: { 'X-API-Key': key } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/vnd.geobuf');
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${done.id}-district_area.pbf"`);
+    const fc = decode(new Pbf(new Uint8Array(await res.arrayBuffer()))) as { type: string; features: Array<{ properties: object }> };
+    expect(fc.type).toBe('FeatureCollection');
+    expect(fc.features).toHaveLength(jsonl.row_estimate);
+    expect(Object.keys(fc.features[0].properties).sort()).toEqual(['code_raw', 'effective_from']);
   });
 
   test('bad requests: 422 naming the field, nothing created, nothing charged', async () => {

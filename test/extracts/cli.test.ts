@@ -4,6 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decode } from 'geobuf';
+import Pbf from 'pbf4';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { sha256Hex } from '../../core/ids.ts';
 import { createPool } from '../../store/db.ts';
@@ -52,11 +54,24 @@ test('landlex extract --format gpkg writes a GeoPackage ogrinfo opens with every
   expect(info.stdout).toMatch(/^area_sq_ft: Real/m);
 });
 
+test('landlex extract --format geobuf writes a .pbf the geobuf package decodes, one feature per row', async () => {
+  const dir = join(out, 'geobuf');
+  const r = landlex('extract', 'parcel', '--jurisdiction', 'cambridge-ma', '--format', 'geobuf', '--field', 'parcel_key,geometry', '--out', dir, '--json');
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+  const summary = JSON.parse(r.stdout);
+  expect(summary).toMatchObject({ state: 'succeeded', files: [{ name: 'parcel.pbf', format: 'geobuf', media_type: 'application/vnd.geobuf', rows: summary.rows }] });
+  expect(summary.rows).toBeGreaterThan(13_000);
+  const fc = decode(new Pbf(new Uint8Array(await readFile(join(dir, 'parcel.pbf'))))) as { type: string; features: Array<{ properties: object }> };
+  expect(fc.features).toHaveLength(summary.rows);
+  expect(fc.features[0]).toMatchObject({ type: 'Feature', id: expect.stringMatching(/^prc_/), properties: { parcel_key: expect.any(String) } });
+});
+
 test('a bad request exits 2 naming the field', () => {
   const r = landlex('extract', 'parcel', '--jurisdiction', 'cambridge-ma', '--format', 'jsonl', '--filter', '{"owner": {"eq": "x"}}');
   expect(r.status).toBe(2);
   expect(r.stderr).toMatch(/^filter\.owner: "owner" is not a field/);
   const bad = landlex('extract', 'parcel', '--jurisdiction', 'cambridge-ma', '--format', 'csv');
   expect(bad.status).toBe(2);
-  expect(bad.stderr).toMatch(/^format: "csv" is not one of: jsonl, parquet, geojsonseq, gpkg, flatgeobuf/);
+  expect(bad.stderr).toMatch(/^format: "csv" is not one of: jsonl, parquet, geojsonseq, gpkg, flatgeobuf, geobuf/);
 });

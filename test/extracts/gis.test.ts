@@ -1,18 +1,22 @@
 // Extracts GIS tools open, on real Cambridge data through the workflow logic bound in-process:
 // GeoJSONSeq, GeoPackage and FlatGeobuf files opened by the real `ogrinfo` (Debian's GDAL 3.6),
 // each with as many features as rows written, lon,lat coordinates in EPSG:4326, and parcel
-// area in square feet as OGC and tiles serve it.
+// area in square feet as OGC and tiles serve it; Geobuf decoded by the geobuf package to the
+// GeoJSONSeq extract of the same request, and refused past its row limit.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { decode } from 'geobuf';
+import Pbf from 'pbf4';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createExtractActivities } from '../../activities/extract.ts';
+import { GEOBUF_MAX_ROWS } from '../../activities/extract/formats.ts';
 import { type ExtractRequest, planExtract } from '../../activities/extract/plan.ts';
-import { createLogger } from '../../core/log.ts';
+import { createExtractActivities, type ExtractDeps } from '../../activities/extract.ts';
 import { newId } from '../../core/ids.ts';
+import { createLogger } from '../../core/log.ts';
 import { localDate } from '../../core/time.ts';
 import { createPool, type Pool } from '../../store/db.ts';
 import { insertExtract } from '../../store/extracts.ts';
@@ -42,14 +46,21 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function extract(body: Partial<ExtractRequest>) {
-  const req = { scope: { jurisdiction: ['cambridge-ma'] }, as_of: today, known_as_of: nowIso, ...body } as ExtractRequest;
+const requestOf = (body: Partial<ExtractRequest>) => ({ scope: { jurisdiction: ['cambridge-ma'] }, as_of: today, known_as_of: nowIso, ...body }) as ExtractRequest;
+
+async function runExtract(body: Partial<ExtractRequest>, deps: Partial<ExtractDeps> = {}) {
+  const req = requestOf(body);
   const p = await planExtract(pool, req);
   const id = newId('extract');
   await insertExtract(pool, { id, organizationId: null, resource: p.plan.resource, format: p.plan.format, request: req, plan: p.plan, rowEstimate: p.rowEstimate, creditEstimate: p.creditEstimate, creditsCharged: 0 });
-  const out = await runExtractInProcess(createExtractActivities({ pool, dir, log: createLogger('silent') }), id, { sleep: async () => {} });
+  const out = await runExtractInProcess(createExtractActivities({ pool, dir, log: createLogger('silent'), ...deps }), id, { sleep: async () => {} });
+  return { ...out, plan: p.plan, rowEstimate: p.rowEstimate };
+}
+
+async function extract(body: Partial<ExtractRequest>) {
+  const out = await runExtract(body);
   expect(out.state, out.error ?? '').toBe('succeeded');
-  return { ...out, plan: p.plan, rowEstimate: p.rowEstimate, path: join(dir, id, out.files[0].name) };
+  return { ...out, path: join(dir, out.extract, out.files[0].name) };
 }
 
 /** What `ogrinfo -ro -so -al` says of the file's one layer. */
@@ -202,5 +213,64 @@ describe('other resources and edge cases', () => {
       c.closeSync();
       instance.closeSync();
     }
+  });
+});
+
+/** A decoded Geobuf FeatureCollection, as the tests read it. */
+type FeatureCollection = { type: string; features: Array<{ geometry: { coordinates: number[][][][] } | null }> };
+
+describe('Geobuf', () => {
+  /** The features of a GeoJSONSeq extract, and the FeatureCollection of a Geobuf one. */
+  const seqFeatures = async (path: string) => (await readFile(path, 'utf8')).split('\x1e').slice(1).map((r) => JSON.parse(r));
+  const decoded = async (path: string) => decode(new Pbf(new Uint8Array(await readFile(path)))) as FeatureCollection;
+
+  const requests: Array<[string, Partial<ExtractRequest>]> = [
+    ['every parcel, every column', { resource: 'parcel' }],
+    ['districts: no geometry, filtered (filter_outcome)', { resource: 'district', filter: { kind: { eq: 'base' } } }],
+    ['district areas, some columns', { resource: 'district_area', field: ['code_raw', 'attributes', 'geometry'] }],
+  ];
+  for (const [name, body] of requests) {
+    test(`${name}: decodes to the GeoJSONSeq extract of the same request, one feature per row`, async () => {
+      const seq = await extract({ ...body, format: 'geojsonseq' });
+      const gb = await extract({ ...body, format: 'geobuf' });
+      expect(gb.files[0]).toMatchObject({ name: `${body.resource}.pbf`, format: 'geobuf', media_type: 'application/vnd.geobuf', rows: seq.rows });
+      expect(gb.rowEstimate).toBe(seq.rowEstimate);
+      expect(gb.rows).toBe(gb.rowEstimate);
+      const features = await seqFeatures(seq.path);
+      expect(features).toHaveLength(seq.rows);
+      expect(features.length).toBeGreaterThan(0);
+      const fc = await decoded(gb.path);
+      expect(fc.features).toHaveLength(gb.rows);
+      // same members, properties and coordinates (exact: toStrictEqual compares numbers with Object.is)
+      expect(fc).toStrictEqual({ type: 'FeatureCollection', features });
+    });
+  }
+
+  test('coordinates keep every decimal PostGIS wrote, past the 6 the package keeps by itself', async () => {
+    const x = await extract({ resource: 'parcel', format: 'geobuf', filter: { parcel_key: { eq: '127-123' } }, field: ['geometry'] });
+    const ring = (await decoded(x.path)).features[0].geometry!.coordinates[0][0];
+    const pg = (await pool.query(`SELECT ST_AsGeoJSON(geom)::json -> 'coordinates' -> 0 -> 0 AS ring ${PARCELS} AND parcel_key = '127-123'`, [jur, nowIso, today])).rows[0].ring;
+    expect(ring).toStrictEqual(pg);
+    expect(ring.flat().some((v) => Math.round(v * 1e6) / 1e6 !== v)).toBe(true);
+  });
+
+  test('past the row limit: 422 naming format when planned (and priced), at it accepted', async () => {
+    const n = await count(`SELECT count(*) AS n ${PARCELS}`, [jur, nowIso, today]);
+    expect(GEOBUF_MAX_ROWS).toBeGreaterThan(n);
+    const req = requestOf({ resource: 'parcel', format: 'geobuf' });
+    const refused = planExtract(pool, req, new Date(), null, { maxRows: n - 1 });
+    await expect(refused).rejects.toMatchObject({ code: 'parameter_invalid', status: 422, field: 'format' });
+    await expect(refused).rejects.toMatchObject({ detail: expect.stringContaining(`holds at most ${(n - 1).toLocaleString('en-US')} rows; this extract has ${n.toLocaleString('en-US')}`) });
+    expect((await planExtract(pool, req, new Date(), null, { maxRows: n })).rowEstimate).toBe(n);
+    // the limit is Geobuf's: the same rows in a streamed format are planned whatever it is
+    expect((await planExtract(pool, { ...req, format: 'geojsonseq' }, new Date(), null, { maxRows: 1 })).rowEstimate).toBe(n);
+  });
+
+  test("a collection past the writer's heap fails the extract (nothing listed), not the process", async () => {
+    const x = await runExtract({ resource: 'parcel', format: 'geobuf' }, { geobufHeapMb: 16 });
+    expect(x.state).toBe('failed');
+    expect(x.error).toMatch(/more than its 16 MB heap/);
+    expect(x.files).toEqual([]);
+    expect((await pool.query('SELECT count(*)::int AS n FROM extract_file WHERE extract_id = $1', [x.extract])).rows[0].n).toBe(0);
   });
 });
