@@ -1,14 +1,24 @@
 // An assessor roll: property facts (assessment, tax, ownership, structures embedded) joined to
 // parcels by parcel key; rows whose key matches no parcel are kept and counted; the addresses
 // they print become the addresses held for resolving locations.
-import { sourceTier } from '../coverage.ts';
 import { sha256Hex, stableId } from '../../core/ids.ts';
 import { assessorMapping, parseAssessorRoll } from '../../ingest/records/index.ts';
 import { applyFacts } from '../bitemporal.ts';
 import { copyRows } from '../copy.ts';
+import { sourceTier } from '../coverage.ts';
 import type { LoadContext, Loader } from './context.ts';
 
 export const propertyIdFor = (jurisdictionId: string, accountKey: string) => stableId('property', jurisdictionId, accountKey);
+
+/**
+ * The paths of a row's fields stated blank (withheld) or unreadable (invalid) under these heads,
+ * kept with the section they belong to so an answer can say why each value is missing. The
+ * assessment section also keeps those of the land's own fields (land area, use, zoning).
+ */
+function pathsOf(r: { withheld: string[]; invalid: string[] }, ...heads: string[]) {
+  const under = (w: string) => heads.some((h) => w === h || w.startsWith(`${h}.`) || w.startsWith(`${h}[`));
+  return { withheld: r.withheld.filter(under), invalid: r.invalid.filter(under) };
+}
 
 async function parcelIndex(ctx: LoadContext): Promise<Map<string, string[]>> {
   const { rows } = await ctx.client.query(
@@ -54,10 +64,10 @@ export const loadProperties: Loader = async (ctx) => {
         r.map_lot !== r.parcel_key ? `map-lot ${r.map_lot}` : null,
         r.land_area ? { ...r.land_area, source: 'assessor roll' } : null,
         r.current_use, r.assessor_zoning,
-        { ...r.assessment, withheld: r.withheld.filter((w) => w.startsWith('assessment')), invalid: r.invalid.filter((w) => w.startsWith('assessment')) },
-        r.tax,
-        { ...r.ownership, sales: r.sales },
-        { structures: r.structures },
+        { ...r.assessment, ...pathsOf(r, 'assessment', 'land_area', 'current_use', 'assessor_zoning') },
+        { ...r.tax, ...pathsOf(r, 'tax') },
+        { ...r.ownership, sales: r.sales, ...pathsOf(r, 'ownership', 'sales') },
+        { structures: r.structures, ...pathsOf(r, 'structures') },
         r.fiscal_year, ctx.version.id,
       ],
     };

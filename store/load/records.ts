@@ -1,10 +1,10 @@
 // A registry's index (recorded instruments as documents, and the sales, transfers, mortgages
 // and assignments they record) and permit and case feeds (pmt_, apl_, cas_), joined to parcels
 // and properties by the parcel keys they print.
-import { sourceTier } from '../coverage.ts';
 import { sha256Hex, stableId } from '../../core/ids.ts';
 import { feedMapping, parseFeed, parseRecorderIndex, recorderMapping } from '../../ingest/records/index.ts';
 import { applyFacts } from '../bitemporal.ts';
+import { sourceTier } from '../coverage.ts';
 import type { Queryable } from '../db.ts';
 import type { LoadContext, Loader } from './context.ts';
 
@@ -14,14 +14,31 @@ async function keyIndex(db: Queryable, jurisdictionId: string) {
     [jurisdictionId],
   );
   const properties = await db.query(
-    `SELECT parcel_key, array_agg(DISTINCT id) AS ids FROM property WHERE jurisdiction_id = $1 AND upper_inf(known) AND upper_inf(valid) AND parcel_key IS NOT NULL GROUP BY parcel_key`,
+    `SELECT DISTINCT parcel_key, id, ARRAY(SELECT DISTINCT upper(btrim(a->>'unit')) FROM jsonb_array_elements(addresses) a WHERE btrim(coalesce(a->>'unit', '')) <> '' ORDER BY 1) AS units
+       FROM property WHERE jurisdiction_id = $1 AND upper_inf(known) AND upper_inf(valid) AND parcel_key IS NOT NULL`,
     [jurisdictionId],
   );
   const p = new Map(parcels.rows.map((r) => [r.parcel_key as string, r.ids as string[]]));
-  const q = new Map(properties.rows.map((r) => [r.parcel_key as string, r.ids as string[]]));
+  const q = new Map<string, Array<{ id: string; units: string[] }>>();
+  for (const r of properties.rows) q.set(r.parcel_key, [...(q.get(r.parcel_key) ?? []), { id: r.id, units: r.units }]);
   return {
     parcels: (keys: string[]) => [...new Set(keys.flatMap((k) => p.get(k) ?? []))],
-    properties: (keys: string[]) => [...new Set(keys.flatMap((k) => q.get(k) ?? []))],
+    /**
+     * The accounts on these parcels; where the instrument names units (a condominium's unit 2) and
+     * accounts on a parcel carry one of them, only those accounts (else every account on it).
+     */
+    properties: (keys: string[], addresses: Array<{ unit: string | null }> = []) => {
+      const units = addresses.map((a) => a.unit?.trim().toUpperCase()).filter((u): u is string => Boolean(u));
+      return [
+        ...new Set(
+          keys.flatMap((k) => {
+            const on = q.get(k) ?? [];
+            const same = units.length ? on.filter((x) => x.units.some((u) => units.includes(u))) : [];
+            return (same.length ? same : on).map((x) => x.id);
+          }),
+        ),
+      ];
+    },
   };
 }
 
@@ -45,14 +62,14 @@ export const loadRecorder: Loader = async (ctx) => {
       `INSERT INTO recorded_instrument (document_id, jurisdiction_id, instrument_type, instrument_number, book, page, recorded_on, parties, property_ids, image_public, source_version_id, known)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, false, $10, tstzrange($11, NULL))
        ON CONFLICT (document_id) DO UPDATE SET parties = EXCLUDED.parties, property_ids = EXCLUDED.property_ids, recorded_on = EXCLUDED.recorded_on`,
-      [id, j, ins.instrument_type, ins.instrument_number, ins.book, ins.page, ins.recorded_on, JSON.stringify(ins.parties), idx.properties(ins.parcel_keys), ctx.version.id, ctx.now],
+      [id, j, ins.instrument_type, ins.instrument_number, ins.book, ins.page, ins.recorded_on, JSON.stringify(ins.parties), idx.properties(ins.parcel_keys, ins.addresses), ctx.version.id, ctx.now],
     );
   }
   const facts = parsed.transactions.map((t) => ({
     id: stableId('transaction', j, t.natural_key),
     content_sha256: sha256Hex(JSON.stringify(t)),
     valid_from: t.recorded_on ?? ctx.effectiveFrom,
-    values: [ctx.source.id, j, t.kind, t.recorded_on, t.sale_date, t.consideration_cents, docId(t.natural_key), t.book, t.page, t.instrument_number, idx.properties(t.parcel_keys), JSON.stringify({ parties: t.parties, parcel_keys: t.parcel_keys, addresses: t.addresses, references: t.references, nominal: t.nominal }), ctx.version.id],
+    values: [ctx.source.id, j, t.kind, t.recorded_on, t.sale_date, t.consideration_cents, docId(t.natural_key), t.book, t.page, t.instrument_number, idx.properties(t.parcel_keys, t.addresses), JSON.stringify({ parties: t.parties, parcel_keys: t.parcel_keys, addresses: t.addresses, references: t.references, nominal: t.nominal }), ctx.version.id],
   }));
   const delta = await applyFacts(
     ctx.client,
