@@ -27,10 +27,11 @@ import { permissionRoutes } from './permission.ts';
 import { ordinanceRoutes } from './ordinance.ts';
 import { lawRoutes } from './law.ts';
 import { meetingRoutes } from './meeting.ts';
+import { metricRoutes } from './metric.ts';
 import { recordRoutes } from './records.ts';
 import { propertyRoutes } from './property.ts';
 import { ogcRoutes } from '../../ogc/routes.ts';
 import { imageRoutes, tileRoutes } from '../../tiles/routes.ts';
 import { viewerRoutes } from '../../tiles/viewer.ts';
 
-export const allRoutes: Route[] = [...metaRoutes, ...accountRoutes, ...keyRoutes, ...oauthRoutes, ...billingRoutes, ...jurisdictionRoutes, ...placeRoutes, ...changeRoutes, ...evidenceRoutes, ...documentRoutes, ...districtRoutes, ...parcelRoutes, ...coverageRoutes, ...codeRoutes, ...processRoutes, ...planRoutes, ...ruleRoutes, ...placeBatchRoutes, ...suggestionRoutes, ...zoningRoutes, ...extractRoutes, ...conformanceRoutes, ...regionRoutes, ...permissionRoutes, ...ordinanceRoutes, ...lawRoutes, ...propertyRoutes, ...recordRoutes, ...meetingRoutes, ...ogcRoutes, ...tileRoutes, ...imageRoutes, ...viewerRoutes];
+export const allRoutes: Route[] = [...metaRoutes, ...accountRoutes, ...keyRoutes, ...oauthRoutes, ...billingRoutes, ...jurisdictionRoutes, ...placeRoutes, ...changeRoutes, ...evidenceRoutes, ...documentRoutes, ...districtRoutes, ...parcelRoutes, ...coverageRoutes, ...codeRoutes, ...processRoutes, ...planRoutes, ...ruleRoutes, ...placeBatchRoutes, ...suggestionRoutes, ...zoningRoutes, ...extractRoutes, ...conformanceRoutes, ...regionRoutes, ...permissionRoutes, ...ordinanceRoutes, ...lawRoutes, ...propertyRoutes, ...recordRoutes, ...meetingRoutes, ...metricRoutes, ...ogcRoutes, ...tileRoutes, ...imageRoutes, ...viewerRoutes];

@@ -2,12 +2,12 @@
 // definition. One SELECT per page (LIMIT size+1 tells whether more follow); `total` is a capped
 // count on the first page only, never COUNT(*) on every page.
 import { createHash } from 'node:crypto';
-import { ApiError, invalid } from '../errors.ts';
 import type { Queryable } from '../../store/db.ts';
+import { ApiError, invalid } from '../errors.ts';
 import { type CursorPayload, checkCursor, openCursor, signCursor } from './cursor.ts';
-import { type FilterSet, type IndeterminateMode, compileFilter, modeClause } from './filter.ts';
-import { type ResourceDef, type SqlContext, SqlBuilder, castOf, sqlOf } from './resource.ts';
-import { type SortSpec, effectiveSort } from './sort.ts';
+import { compileFilter, type FilterSet, type IndeterminateMode, modeClause } from './filter.ts';
+import { castOf, type ResourceDef, SqlBuilder, type SqlContext, sqlOf } from './resource.ts';
+import { effectiveSort, type SortSpec } from './sort.ts';
 
 /** A database row as pg returns it. */
 // biome-ignore lint/suspicious/noExplicitAny: rows are shaped by the resource's SELECT
@@ -191,7 +191,8 @@ async function countTotal(
 ): Promise<Total> {
   if (!more) return { value: onPage, relation: 'eq' };
   const { b, clauses } = base(snapshot);
-  const sql = `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${from} WHERE ${clauses.join(' AND ') || 'true'} LIMIT ${b.bind(cap + 1, 'int')}) capped`;
+  // the snapshot is named even where no clause reads it: its parameter ($1) must have a type
+  const sql = `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${from} WHERE ${clauses.join(' AND ') || 'true'} LIMIT ${b.bind(cap + 1, 'int')}) capped WHERE ${b.snapshot} IS NOT NULL`;
   const n: number = (await db.query(sql, b.values)).rows[0].n;
   return n > cap ? { value: cap, relation: 'gte' } : { value: n, relation: 'eq' };
 }

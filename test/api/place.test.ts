@@ -134,7 +134,7 @@ test('suggestions: jurisdictions, parcels and districts', async () => {
 
 test('coverage names every layer, held or not, per jurisdiction', async () => {
   const r = await call(server, 'GET', '/coverage?jurisdiction=cambridge-ma', { key });
-  const layers = Object.fromEntries(r.body.item[0].layer.map((l: { layer: string; held: boolean }) => [l.layer, l.held]));
+  const layers = Object.fromEntries(r.body.item.map((l: { layer: string; held: boolean }) => [l.layer, l.held]));
   expect(layers).toMatchObject({ district_map: true, overlay: true, parcel: true, district_list: true, zoning_text: false, recorder: false, authority: true });
 });
 

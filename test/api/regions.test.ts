@@ -6,9 +6,9 @@
 // transaction rolled back) resolves to its members.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { planExtract } from '../../activities/extract/plan.ts';
-import { resolveScope } from '../../core/query/scope.ts';
 import type { RunningServer } from '../../api/server.ts';
 import { stableId } from '../../core/ids.ts';
+import { resolveScope } from '../../core/query/scope.ts';
 import { parseTimeText } from '../../core/time.ts';
 import { type Call, call, createTestOrg, startTestServer } from '../helpers/server.ts';
 
@@ -132,7 +132,7 @@ describe('the region scope, on every operation that takes one', () => {
     const r = await call(server, 'GET', `/coverage?region=${region}`, { key });
     expect(r.status).toBe(200);
     // B's membership ended in 2022: today the region is A alone
-    expect(r.body.item.map((i: { jurisdiction: { id: string } }) => i.jurisdiction.id)).toEqual([A.id]);
+    expect([...new Set(r.body.item.map((i: { jurisdiction: { id: string } }) => i.jurisdiction.id))]).toEqual([A.id]);
     refused(await call(server, 'GET', `/coverage?region=${foreign}`, { key }), 'region');
   });
 

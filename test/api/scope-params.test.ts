@@ -3,10 +3,10 @@
 // /coverage and extracts (over HTTP and as the CLI plans them), and resolveScope itself.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { planExtract } from '../../activities/extract/plan.ts';
-import { resolveScope } from '../../core/query/scope.ts';
 import type { RunningServer } from '../../api/server.ts';
 import type { ApiError } from '../../core/errors.ts';
 import { newId, stableId } from '../../core/ids.ts';
+import { resolveScope } from '../../core/query/scope.ts';
 import { type Call, call, createTestOrg, startTestServer } from '../helpers/server.ts';
 
 let server: RunningServer;
@@ -88,7 +88,7 @@ test('a county named by its jur_ id or its FIPS code scopes to the county and it
     expect(feed.body.coverage.scope).toEqual({ kind: 'county', label: `county ${ref}` });
     expect([...feed.body.coverage.not_held.jurisdiction].sort()).toEqual([county, town].sort());
     const coverage = await call(server, 'GET', `/coverage?county=${ref}`, { key });
-    expect(coverage.body.item.map((i: { jurisdiction: { id: string } }) => i.jurisdiction.id).sort()).toEqual([county, town].sort());
+    expect([...new Set(coverage.body.item.map((i: { jurisdiction: { id: string } }) => i.jurisdiction.id))].sort()).toEqual([county, town].sort());
   }
   const extract = await call(server, 'POST', '/extract?dry_run=true', { key, body: { resource: 'jurisdiction', format: 'jsonl', scope: { county } } });
   expect(extract.body.item.jurisdiction.sort()).toEqual([county, town].sort());

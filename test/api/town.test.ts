@@ -440,7 +440,7 @@ describe('legal_status=proposed', () => {
 
   test('coverage names the ordinance texts read, one source each, with what was not read', async () => {
     const r = await get('/coverage?jurisdiction=millbrook-ma&layer=ordinance_text');
-    const [layer] = r.body.item[0].layer;
+    const [layer] = r.body.item;
     expect(layer).toMatchObject({ layer: 'ordinance_text', held: true, tier: 'partial' });
     const sources = Object.fromEntries(layer.source.map((x: { key: string }) => [x.key, x]));
     expect(sources['ordinance-2026-07']).toMatchObject({ held: true, tier: 'full', instructions: 1, unread: 0 });
