@@ -1,8 +1,8 @@
 // A registry's index (recorded instruments as documents, and the sales, transfers, mortgages
-// and assignments they record) and permit and case feeds (pmt_, apl_, cas_), joined to parcels
-// and properties by the parcel keys they print.
+// and assignments they record), joined to parcels and properties by the parcel keys they print.
+// Permit, case and meeting feeds are read by feeds.ts.
 import { sha256Hex, stableId } from '../../core/ids.ts';
-import { feedMapping, parseFeed, parseRecorderIndex, recorderMapping } from '../../ingest/records/index.ts';
+import { parseRecorderIndex, recorderMapping } from '../../ingest/records/index.ts';
 import { applyFacts } from '../bitemporal.ts';
 import { sourceTier } from '../coverage.ts';
 import type { Queryable } from '../db.ts';
@@ -83,31 +83,5 @@ export const loadRecorder: Loader = async (ctx) => {
     events: [],
     issues: [...parsed.issues, ...parsed.rejected.map((r) => ({ severity: 'warning' as const, code: 'row_rejected', detail: `line ${r.line}: ${r.reason}` }))],
     coverage: [{ jurisdictionId: j, layer: 'recorder', ...sourceTier(parsed.instruments.length, parsed.rejected.length), sourceId: ctx.source.id, retrievedAt: ctx.version.retrievedAt, changedAt: delta.added.length ? ctx.now : null, detail: { instruments: parsed.instruments.length, transactions: parsed.transactions.length, images: 'not redistributed' } }],
-  };
-};
-
-export const loadFeed: Loader = async (ctx) => {
-  const parsed = parseFeed(await ctx.bytes(), feedMapping(ctx.source.manifest.mapping ?? ''));
-  const j = ctx.jurisdictionId;
-  const idx = await keyIndex(ctx.client, j);
-  const all = [...parsed.permits.map((b) => ['permit', b] as const), ...parsed.applications.map((b) => ['application', b] as const), ...parsed.cases.map((b) => ['case', b] as const)];
-  const facts = all.map(([kind, b]) => ({
-    id: stableId(kind, j, b.number),
-    content_sha256: sha256Hex(JSON.stringify(b)),
-    valid_from: '-infinity',
-    values: [ctx.source.id, kind, j, b.number, JSON.stringify(b), idx.parcels(b.parcel_keys), b.dates.issued ?? b.dates.applied ?? null, ctx.version.id],
-  }));
-  const delta = await applyFacts(
-    ctx.client,
-    { table: 'land_record', columns: ['source_id', 'kind', 'jurisdiction_id', 'number', 'body', 'parcel_ids', 'published_on', 'source_version_id'], scope: scopeOf(ctx), deltaColumns: ['kind', 'number'] },
-    facts,
-    { now: ctx.now, removeMissing: false },
-  );
-  const layer = ctx.source.manifest.kind === 'case_feed' ? 'case' : 'permit';
-  return {
-    counts: { permits: parsed.permits.length, applications: parsed.applications.length, cases: parsed.cases.length, record_added: delta.added.length, record_changed: delta.changed.length, rejected: parsed.rejected.length },
-    events: [],
-    issues: [...parsed.issues, ...parsed.rejected.map((r) => ({ severity: 'warning' as const, code: 'row_rejected', detail: `line ${r.line}: ${r.reason}` }))],
-    coverage: [{ jurisdictionId: j, layer, ...sourceTier(parsed.permits.length + parsed.applications.length + parsed.cases.length, parsed.rejected.length), sourceId: ctx.source.id, retrievedAt: ctx.version.retrievedAt, changedAt: delta.added.length ? ctx.now : null, detail: { permits: parsed.permits.length, applications: parsed.applications.length, cases: parsed.cases.length } }],
   };
 };
