@@ -1,8 +1,9 @@
 // bench:maps's floor: the least an HTTP server in Node can do per tile. node:http and pg, the
 // tiles made as the API makes those asked as known now (tiles/batch.ts: the statement of
 // tiles/layers.ts, the tiles asked meanwhile together, on a pool of the API's size and settings),
-// coded as the API codes them (tiles/encoding.ts: brotli or gzip as Accept-Encoding asks), and
-// nothing else: no API key, no rate, no usage, no ETag. Run as `tsx bench/tile-floor.ts <url> <port>`.
+// coded as the API codes them (tiles/encoding.ts: brotli or gzip as Accept-Encoding asks) but
+// coded anew every time (the API keeps codings by ETag, so ours/floor counts that saving too),
+// and nothing else: no API key, no rate, no usage, no ETag. Run as `tsx bench/tile-floor.ts <url> <port>`.
 import { createServer } from 'node:http';
 import { loadConfig } from '../core/config.ts';
 import { createPool } from '../store/db.ts';
