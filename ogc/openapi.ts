@@ -1,6 +1,7 @@
 // The OpenAPI 3.0 description of the OGC endpoints (conformance class oas30), written from the
 // collection definitions and the same parameter lists the routes parse. One set of paths per
 // collection, so each names its own queryables and feature properties.
+import { BASIC_SCHEME_TEXT } from '../api/auth.ts';
 import { oauth2Scheme } from '../api/oauth/scheme.ts';
 import { type Param, paramSchema } from '../api/params.ts';
 import type { Req } from '../api/route.ts';
@@ -83,7 +84,7 @@ function op(id: string, summary: string, params: Param[], response: Json, keyed:
     tags: ['OGC API Features'],
     parameters: params.map(parameter),
     responses: { '200': response, ...errors(keyed ? ['400', '401', '402', '403', '404', '422', '429'] : ['422', '429']) },
-    security: keyed ? [{ apiKey: [] }, { oauth2: ['maps:read'] }] : [],
+    security: keyed ? [{ apiKey: [] }, { basic: [] }, { oauth2: ['maps:read'] }] : [],
   };
 }
 
@@ -160,6 +161,6 @@ export function ogcOpenApi(req: Req): Json {
     info: { title: 'Landlex OGC API Features', version: '1.0.0', description: `Zoning districts, overlays, parcels and jurisdictions as OGC API Features. An API key in X-API-Key is needed for collections and features. Items: ${ITEMS_PRICE.note}` },
     servers: [{ url: ogcBase(req) }],
     paths,
-    components: { schemas, responses, parameters: { limit: parameterObject(LIMIT_PARAM) }, securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, oauth2: oauth2Scheme(req.services.config.publicBaseUrl) } },
+    components: { schemas, responses, parameters: { limit: parameterObject(LIMIT_PARAM) }, securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' }, basic: { type: 'http', scheme: 'basic', description: BASIC_SCHEME_TEXT }, oauth2: oauth2Scheme(req.services.config.publicBaseUrl) } },
   };
 }
