@@ -147,9 +147,13 @@ describe('token bucket', () => {
 
     // a viewer's burst of tiles empties the tile bucket only; a priced call after a refill answers
     const other = await createTestOrg(server, 100);
+    const started = Date.now();
     const tiles = await Promise.all(Array.from({ length: 50 }, (_, i) => get(server.url, `/map/parcel/14/${4950 + (i % 10)}/${6055 + Math.floor(i / 10)}`, { key: other.apiKey })));
-    expect(statuses(tiles).filter((s) => s === 429).length).toBeGreaterThanOrEqual(10 - 2);
-    expect(statuses(tiles).filter((s) => s !== 429).length).toBeGreaterThanOrEqual(40);
+    const seconds = (Date.now() - started) / 1000;
+    // the bucket's 40 at once, and no more than the rate refilled while the burst was answered
+    const answered = statuses(tiles).filter((s) => s !== 429).length;
+    expect(answered).toBeGreaterThanOrEqual(40);
+    expect(answered).toBeLessThanOrEqual(40 + Math.ceil(20 * seconds));
     const priced = await get(server.url, '/probe/rate', { key: other.apiKey });
     expect([priced.status, rate(priced).limit, rate(priced).remaining]).toEqual([200, 8, 7]);
   });
