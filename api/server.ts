@@ -9,6 +9,7 @@ import { loadSecret } from '../store/settings.ts';
 import { makeApp } from './app.ts';
 import { createMeter } from './metering/meter.ts';
 import { startOutbox } from '../activities/email.ts';
+import { startDispatcher } from '../activities/webhooks/dispatch.ts';
 import type { Services } from './services.ts';
 import { ChangeHub } from './changes/hub.ts';
 import { CredentialCache, KEY_CHANGED_CHANNEL } from './auth.ts';
@@ -49,7 +50,8 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   const meter = createMeter(pool, { leaseBlock: config.creditLeaseBlock, leaseSeconds: config.creditLeaseSeconds, log, listen });
   const outbox = startOutbox(pool, config, log);
   const changes = new ChangeHub(listen, log);
-  const services: Services = { config, pool, log, secret, meter, mailer: outbox, changes, listen, credentials, answers: new AnswerWriter(pool), frames, tileKeys, tiles: new TileBatcher(pool, config.tileStatements), startedAt: new Date() };
+  const webhooks = config.webhookConcurrency > 0 ? startDispatcher(pool, log, listen, { concurrency: config.webhookConcurrency, timeoutMs: config.webhookTimeoutMs }) : null;
+  const services: Services = { config, pool, log, secret, meter, mailer: outbox, webhooks, changes, listen, credentials, answers: new AnswerWriter(pool), frames, tileKeys, tiles: new TileBatcher(pool, config.tileStatements), startedAt: new Date() };
   const app = makeApp(services, opts.routes);
   const server = createServer(app.callback());
   // idle connections outlive the client's idea of them (clients and load balancers close first),
@@ -76,6 +78,7 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearInterval(sweep);
       await outbox.stop();
+      await webhooks?.stop();
       await meter.close();
       await listen.close();
       if (!opts.pool) await pool.end();

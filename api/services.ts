@@ -11,6 +11,8 @@ import type { FrameCache } from '../store/place/frame.ts';
 import type { TileKeyCache } from '../tiles/keys.ts';
 import type { TileBatcher } from '../tiles/batch.ts';
 
+import type { Dispatcher } from '../activities/webhooks/dispatch.ts';
+
 export interface Mailer {
   /** Wake the outbox dispatcher (mail was just enqueued in a committed transaction). */
   kick(): void;
@@ -24,6 +26,8 @@ export interface Services {
   secret: Buffer;
   meter: Meter;
   mailer: Mailer;
+  /** the in-process webhook dispatcher (null when this process sends none) */
+  webhooks: Dispatcher | null;
   changes: ChangeHub;
   /** the process's one LISTEN connection */
   listen: PgListener;

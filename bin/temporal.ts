@@ -1,7 +1,10 @@
 // Temporal side of the CLI (TEMPORAL_ADDRESS set): start workflows, run a worker, keep one
 // Schedule per source from its cadence. Workflow ids are business ids.
 import { resolve } from 'node:path';
-import { Client, Connection, ScheduleOverlapPolicy } from '@temporalio/client';
+import { Client, Connection, ScheduleOverlapPolicy, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { createWebhookActivities } from '../activities/webhooks/index.ts';
+import { inBackground } from '../core/background.ts';
+import { markWorkflowStarted, unstartedDeliveries } from '../store/webhooks/deliveries.ts';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Config } from '../core/config.ts';
 import type { Logger } from '../core/log.ts';
@@ -40,10 +43,58 @@ export async function runWorker(config: Config, pool: Pool, log: Logger): Promis
     namespace: config.temporalNamespace,
     taskQueue: config.temporalTaskQueue,
     workflowsPath: WORKFLOWS_PATH,
-    activities: { ...createIngestActivities({ pool, blobs: new FsBlobStore(config.blobDir), log }), ...createExtractActivities({ pool, dir: config.extractDir, log }) },
+    activities: {
+      ...createIngestActivities({ pool, blobs: new FsBlobStore(config.blobDir), log }),
+      ...createExtractActivities({ pool, dir: config.extractDir, log }),
+      ...createWebhookActivities({ pool, timeoutMs: config.webhookTimeoutMs }),
+    },
   });
+  const starter = startDeliveryWorkflows(config, pool, log);
   log.info('worker running', { task_queue: config.temporalTaskQueue, address: config.temporalAddress });
-  await worker.run();
+  try {
+    await worker.run();
+  } finally {
+    starter.stop();
+  }
+}
+
+/**
+ * Start a deliveryWorkflow (id delivery:<dlv_ id>) for each pending delivery of the outbox that
+ * has none, woken by the outbox's notice and every few seconds; a start that finds the workflow
+ * already running counts as started, so a crash between start and mark starts nothing twice.
+ */
+export function startDeliveryWorkflows(config: Config, pool: Pool, log: Logger, everyMs = 2000): { stop(): void } {
+  let stopped = false;
+  let running = false;
+  const round = async () => {
+    if (running || stopped) return;
+    running = true;
+    try {
+      const c = await client(config);
+      for (;;) {
+        const ids = await unstartedDeliveries(pool, 100);
+        if (ids.length === 0 || stopped) break;
+        for (const id of ids) {
+          try {
+            await c.workflow.start('deliveryWorkflow', { taskQueue: config.temporalTaskQueue, workflowId: `delivery:${id}`, args: [id] });
+          } catch (err) {
+            if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+          }
+        }
+        await markWorkflowStarted(pool, ids);
+      }
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => inBackground(log, 'delivery workflow starts', round), everyMs);
+  timer.unref();
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }
 
 /** One Schedule per source with a cadence: it starts ingestSourceWorkflow for that source. */

@@ -40,6 +40,10 @@ export interface Config {
   dbPoolSize: number;
   /** tile statements at once (tiles/batch.ts) */
   tileStatements: number;
+  /** webhook deliveries this process sends at once, in-process (0: none; with TEMPORAL_ADDRESS the workflows send) */
+  webhookConcurrency: number;
+  /** a webhook call not answered in this long is a failed attempt */
+  webhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -80,6 +84,8 @@ export const VARIABLES: Array<{ name: string; default: string; meaning: string }
   { name: 'SESSION_TTL_SECONDS', default: '43200', meaning: 'lifetime of a console session' },
   { name: 'STATEMENT_TIMEOUT_MS', default: '5000', meaning: 'PostgreSQL statement timeout for API queries' },
   { name: 'DB_POOL_SIZE', default: String(DEFAULT_POOL), meaning: 'connections per process (default: twice the cores, plus two)' },
+  { name: 'WEBHOOK_CONCURRENCY', default: '16 (0 with TEMPORAL_ADDRESS)', meaning: 'webhook calls in flight at once from this process, each to a different webhook; 0 sends none here' },
+  { name: 'WEBHOOK_TIMEOUT_MS', default: '10000', meaning: 'a webhook call not answered in this long is a failed attempt (timeout)' },
   { name: 'TILE_STATEMENTS', default: String(availableParallelism()), meaning: 'tile statements running at once per process, each making the tiles asked meanwhile (default: the cores)' },
 ];
 
@@ -164,6 +170,8 @@ export function loadConfig(env: Env = process.env): Config {
     statementTimeoutMs: int('STATEMENT_TIMEOUT_MS', 5000, 100, 3_600_000),
     dbPoolSize: int('DB_POOL_SIZE', DEFAULT_POOL, 1, 500),
     tileStatements: int('TILE_STATEMENTS', availableParallelism(), 1, 500),
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookConcurrency: int('WEBHOOK_CONCURRENCY', env.TEMPORAL_ADDRESS ? 0 : 16, 0, 1000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

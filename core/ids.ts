@@ -51,6 +51,7 @@ export const PREFIXES = {
   control: 'ctl',
   batch: 'bat',
   delivery: 'dlv',
+  webhook_event: 'evt',
   meeting: 'mtg',
 } as const;
 

@@ -8,6 +8,7 @@
 // they may answer at, which keeps an answer at known_as_of = T the same on every repetition.
 import { stableId } from '../core/ids.ts';
 import type { Logger } from '../core/log.ts';
+import { fanOutChangeEvents } from './webhooks/outbox.ts';
 import { type Client, named, type Pool, type Queryable } from './db.ts';
 
 export const SEQ_LOCK = 7_301_100;
@@ -61,6 +62,7 @@ export async function writeChangeEvents(client: Client, events: ChangeEventDraft
       detectedAt.toISOString(),
     ],
   );
+  await fanOutChangeEvents(client, ids);
   await client.query(`SELECT pg_notify('landlex_change_event', '')`);
   return rowCount ?? 0;
 }

@@ -2,6 +2,7 @@
 // (lsi_), each a site of one or more parcels given by id or by an address resolved with the
 // location matcher. Another organization's list or item is 404. Adding a site and PATCHing its
 // parcels cost one credit per parcel sent with a key, free again for a day; the rest is free.
+import { etagOf, ifMatch } from '../versioned.ts';
 import { ApiError, invalid, notFound } from '../../core/errors.ts';
 import { newId, requireId } from '../../core/ids.ts';
 import { collectionParams, runCollection, type Where } from '../../core/query/index.ts';
@@ -147,7 +148,7 @@ const PAGING = (def: typeof LISTS) => collectionParams(def).filter((p) => ['curs
 // --- views ---------------------------------------------------------------------------------------
 
 const listHref = (id: string) => `/v1/list/${id}`;
-const etag = (id: string, version: number) => `"${id}.${version}"`;
+const etag = (id: string, version: number) => etagOf({ id, version });
 
 function listObject(r: ListRow) {
   return { object: 'list', id: r.id, name: r.name, description: r.description, item_count: r.item_count, version: r.version, created_at: iso(r.created_at), updated_at: iso(r.updated_at), href: listHref(r.id) };
@@ -186,16 +187,6 @@ async function itemAnswer(db: Queryable, id: string) {
 }
 
 // --- request helpers -----------------------------------------------------------------------------
-
-/** The versions an If-Match names for this record (null: absent or *, any version). */
-function ifMatch(req: Req, id: string): number[] | null {
-  const raw = req.ctx.get('if-match').trim();
-  if (!raw || raw === '*') return null;
-  return raw.split(',').flatMap((tag) => {
-    const m = /^(?:W\/)?"([^".]+)\.(\d+)"$/.exec(tag.trim());
-    return m && m[1] === id ? [Number(m[2])] : [];
-  });
-}
 
 const stale = (what: string, href: string) => new ApiError('version_conflict', { field: 'If-Match', detail: `The ${what} changed since the ETag sent was read; read it again (GET ${href}) and resend.` });
 

@@ -13,7 +13,7 @@ const LAYERS = ['zoning_text', 'future_land_use'];
 
 export const planRoutes = defineRoutes([
   {
-    id: 'listPlans',
+    id: 'listJurisdictionPlans',
     method: 'GET',
     path: '/jurisdiction/{jurisdiction}/plan',
     summary: 'The comprehensive and master plans that govern a town: those its code text names, quoted and cited, and its future land use maps',

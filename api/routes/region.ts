@@ -22,6 +22,7 @@ import {
   updateRegion,
 } from '../../store/regions.ts';
 import { collectionParams, type ResourceDef, runCollection, timeParams, type Where } from '../../core/query/index.ts';
+import { etagOf, ifMatch, staleVersion } from '../versioned.ts';
 import { defineRoutes, type JsonSchema, type Req } from '../route.ts';
 
 const MAX_MEMBERS = 2000;
@@ -91,7 +92,6 @@ const regions: ResourceDef = {
 };
 
 const iso = (t: Date) => new Date(t).toISOString();
-const etagOf = (r: RegionRow) => `"${r.id}.${r.version}"`;
 const asOfBlock = (spec: TimeSpec | undefined) => ({ requested: spec?.text ?? 'now', basis: spec ? 'requested' : 'default' });
 
 function members(list: Membership[], asOf: TimeSpec | undefined) {
@@ -137,17 +137,7 @@ async function readMembers(req: Req, input: unknown[]): Promise<NewMember[]> {
   return out;
 }
 
-/** The versions an If-Match names for this region (null: absent or *, any version). */
-function ifMatch(req: Req, id: string): number[] | null {
-  const raw = req.ctx.get('if-match').trim();
-  if (!raw || raw === '*') return null;
-  return raw.split(',').flatMap((tag) => {
-    const m = /^"([^".]+)\.(\d+)"$/.exec(tag.trim());
-    return m && m[1] === id ? [Number(m[2])] : [];
-  });
-}
-
-const stale = (id: string) => new ApiError('version_conflict', { field: 'If-Match', detail: `Region ${id} changed since the ETag sent was read; read it again (GET /region/${id}) and resend.` });
+const stale = (id: string) => staleVersion('Region', id, `/region/${id}`);
 
 export const regionRoutes = defineRoutes([
   {

@@ -5,8 +5,6 @@
 // set, parcels kept keep when they joined); 422s naming the field; another organization's list
 // and items are 404; parcels sent are charged once a day with a key, never to a person.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { allRoutes } from '../../api/routes/index.ts';
-import { listRoutes } from '../../api/routes/lists.ts';
 import type { RunningServer } from '../../api/server.ts';
 import { normalizeAddress } from '../../core/address.ts';
 import { ingestedDatabase } from '../helpers/pipeline.ts';
@@ -31,7 +29,7 @@ const acres = (m2: number) => Math.round((m2 / 4046.8564224) * 1000) / 1000;
 
 beforeAll(async () => {
   db = await ingestedDatabase('cambridge', ['cambridge-ma']);
-  server = await startTestServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' }, [...allRoutes, ...listRoutes]);
+  server = await startTestServer({ DATABASE_URL: db.url, RATE_LIMIT_PER_SECOND: '100000' });
   const a = await createTestOrg(server, 1000);
   ({ apiKey: key, organizationId: orgId } = a);
   keyId = (await q('SELECT id FROM api_key WHERE organization_id = $1', [orgId]))[0].id;

@@ -3,7 +3,8 @@
 // exactly the same commands: same activities, same children, same order.
 type Step =
   | { kind: 'activity'; name: string; args: unknown[]; result: unknown; failure?: { message: string; type: string } }
-  | { kind: 'child'; workflowType: string; workflowId: string; args: unknown[]; result: unknown };
+  | { kind: 'child'; workflowType: string; workflowId: string; args: unknown[]; result: unknown }
+  | { kind: 'timer'; ms: number };
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const payloads = (values: unknown[]) => ({
@@ -41,8 +42,18 @@ export function buildHistory(workflowType: string, args: unknown[], steps: Step[
   let completed = workflowTask();
   let activitySeq = 0;
   let childSeq = 0;
+  let timerSeq = 0;
   for (const step of steps) {
-    if (step.kind === 'activity') {
+    if (step.kind === 'timer') {
+      timerSeq++;
+      const started = push('EVENT_TYPE_TIMER_STARTED', 'timerStartedEventAttributes', {
+        timerId: String(timerSeq),
+        startToFireTimeout: `${Math.ceil(step.ms / 1000)}s`,
+        workflowTaskCompletedEventId: completed,
+      });
+      push('EVENT_TYPE_TIMER_FIRED', 'timerFiredEventAttributes', { timerId: String(timerSeq), startedEventId: started });
+      completed = workflowTask();
+    } else if (step.kind === 'activity') {
       activitySeq++;
       const scheduled = push('EVENT_TYPE_ACTIVITY_TASK_SCHEDULED', 'activityTaskScheduledEventAttributes', {
         activityId: String(activitySeq),

@@ -97,7 +97,7 @@ describe('replay', () => {
     const { sources } = await activities.syncJurisdiction('cambridge-ma');
     const src = sources.find((s) => s.key === 'zoning-districts')!;
     const { steps, result } = await recorded((acts) => ingestSource(acts, src));
-    expect(steps.map((s) => (s.kind === 'activity' ? s.name : s.workflowType))).toEqual(['fetchSource', 'recordVersion', 'loadVersion']);
+    expect(steps.map((s) => (s.kind === 'activity' ? s.name : s.kind === 'child' ? s.workflowType : 'timer'))).toEqual(['fetchSource', 'recordVersion', 'loadVersion']);
     const history = buildHistory('ingestSourceWorkflow', [src], steps, result);
     await Worker.runReplayHistory({ workflowsPath: WORKFLOWS_PATH }, history, 'source-run');
 

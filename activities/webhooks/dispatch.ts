@@ -1,0 +1,111 @@
+// The in-process dispatcher (TEMPORAL_ADDRESS unset): sends due deliveries from the outbox, a few
+// at a time, one at a time per webhook (its queue's head), woken by the outbox's notification and
+// by the next retry coming due. Any number of processes may run one: leases keep them apart.
+import { inBackground } from '../../core/background.ts';
+import type { Logger } from '../../core/log.ts';
+import type { Pool } from '../../store/db.ts';
+import type { PgListener } from '../../store/listen.ts';
+import { dueDeliveries, nextDueAt } from '../../store/webhooks/deliveries.ts';
+import { type AttemptDeps, attemptDelivery } from './attempt.ts';
+
+export const WEBHOOK_CHANNEL = 'landlex_webhook';
+
+export interface Dispatcher {
+  /** look for due deliveries now (an event was just enqueued in a committed transaction) */
+  kick(): void;
+  /** send what is due now and return how many attempts were made */
+  drain(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export interface DispatchOptions extends Omit<AttemptDeps, 'pool'> {
+  /** attempts in flight at once (each to a different webhook) */
+  concurrency?: number;
+  /** look again at least this often (ms), for retries coming due */
+  pollMs?: number;
+}
+
+export function startDispatcher(pool: Pool, log: Logger, listen: PgListener | null, opts: DispatchOptions = {}): Dispatcher {
+  const concurrency = opts.concurrency ?? 16;
+  const pollMs = opts.pollMs ?? 1000;
+  const deps: AttemptDeps = { pool, ...opts };
+  const inFlight = new Map<string, Promise<unknown>>();
+  let stopped = false;
+  let filling: Promise<void> | null = null;
+  let again = false;
+  let timer: NodeJS.Timeout | null = null;
+  let made = 0;
+
+  // Start attempts into the free slots; each that ends frees its slot and fills again, so a slow
+  // receiver holds one slot, never the others.
+  const fillOnce = async () => {
+    const free = concurrency - inFlight.size;
+    if (stopped || free <= 0) return;
+    const ids = (await dueDeliveries(pool, concurrency)).filter((id) => !inFlight.has(id)).slice(0, free);
+    for (const id of ids) {
+      made += 1;
+      const p = attemptDelivery(deps, id)
+        .catch((err) => log.warn('webhook attempt failed to run', { delivery: id, err }))
+        .finally(() => {
+          inFlight.delete(id);
+          kick();
+        });
+      inFlight.set(id, p);
+    }
+  };
+
+  const fill = (): Promise<void> => {
+    if (filling) {
+      again = true;
+      return filling;
+    }
+    filling = (async () => {
+      do {
+        again = false;
+        await fillOnce();
+      } while (again && !stopped);
+    })().finally(() => {
+      filling = null;
+      inBackground(log, 'webhook schedule', schedule);
+    });
+    return filling;
+  };
+
+  const schedule = async () => {
+    if (stopped) return;
+    const at = await nextDueAt(pool);
+    const wait = at ? Math.max(10, Math.min(pollMs, at.getTime() - Date.now())) : pollMs;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(kick, wait);
+    timer.unref();
+  };
+
+  function kick() {
+    if (!stopped) inBackground(log, 'webhook dispatch', fill);
+  }
+
+  if (listen) inBackground(log, 'webhook listen', () => listen.on(WEBHOOK_CHANNEL, kick));
+  listen?.onReconnect(kick);
+  kick();
+
+  return {
+    kick,
+    async drain() {
+      const before = made;
+      for (;;) {
+        await fill();
+        if (inFlight.size === 0) {
+          await fill();
+          if (inFlight.size === 0) return made - before;
+        }
+        await Promise.race(inFlight.values());
+      }
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await filling?.catch(() => {});
+      await Promise.allSettled(inFlight.values());
+    },
+  };
+}
