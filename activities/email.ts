@@ -4,6 +4,7 @@ import nodemailer from 'nodemailer';
 import type { Config } from '../core/config.ts';
 import type { Logger } from '../core/log.ts';
 import type { Pool, Queryable } from '../store/db.ts';
+import { enqueueEmail as enqueue, type MailDraft } from '../store/email-outbox.ts';
 
 export interface Outbox {
   kick(): void;
@@ -12,16 +13,9 @@ export interface Outbox {
   stop(): Promise<void>;
 }
 
-export async function enqueueEmail(
-  db: Queryable,
-  mail: { to: string; subject: string; text: string; purpose: string },
-): Promise<void> {
-  await db.query('INSERT INTO email_outbox (to_address, subject, body_text, purpose) VALUES ($1, $2, $3, $4)', [
-    mail.to,
-    mail.subject,
-    mail.text,
-    mail.purpose,
-  ]);
+/** Write a message to the outbox, in the caller's transaction (store/email-outbox.ts). */
+export async function enqueueEmail(db: Queryable, mail: MailDraft): Promise<void> {
+  await enqueue(db, mail);
 }
 
 const MAX_ATTEMPTS = 8;

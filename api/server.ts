@@ -10,6 +10,7 @@ import { makeApp } from './app.ts';
 import { createMeter } from './metering/meter.ts';
 import { startOutbox } from '../activities/email.ts';
 import { startDispatcher } from '../activities/webhooks/dispatch.ts';
+import { startDigestSender } from '../activities/alerts/digest.ts';
 import type { Services } from './services.ts';
 import { ChangeHub } from './changes/hub.ts';
 import { CredentialCache, KEY_CHANGED_CHANNEL } from './auth.ts';
@@ -51,6 +52,7 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   const outbox = startOutbox(pool, config, log);
   const changes = new ChangeHub(listen, log);
   const webhooks = config.webhookConcurrency > 0 ? startDispatcher(pool, log, listen, { concurrency: config.webhookConcurrency, timeoutMs: config.webhookTimeoutMs }) : null;
+  const digests = startDigestSender(pool, log);
   const services: Services = { config, pool, log, secret, meter, mailer: outbox, webhooks, changes, listen, credentials, answers: new AnswerWriter(pool), frames, tileKeys, tiles: new TileBatcher(pool, config.tileStatements), startedAt: new Date() };
   const app = makeApp(services, opts.routes);
   const server = createServer(app.callback());
@@ -79,6 +81,7 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
       clearInterval(sweep);
       await outbox.stop();
       await webhooks?.stop();
+      await digests.stop();
       await meter.close();
       await listen.close();
       if (!opts.pool) await pool.end();

@@ -3,6 +3,7 @@
 // exactly when what caused it committed. The dispatcher (activities/webhooks/dispatch.ts) sends them.
 import { newId } from '../../core/ids.ts';
 import type { Queryable } from '../db.ts';
+import { matchAlerts } from '../alerts/match.ts';
 
 /** SQL for a random dlv_ id (hex is within the id alphabet). */
 const DELIVERY_ID = `'dlv_' || left(replace(gen_random_uuid()::text, '-', ''), 24)`;
@@ -66,5 +67,6 @@ export async function fanOutChangeEvents(db: Queryable, changeEventIds: string[]
     [changeEventIds],
   );
   if (rowCount) await db.query(`SELECT pg_notify('landlex_webhook', '')`);
+  await matchAlerts(db, changeEventIds); // alerts' matches, in the same transaction (store/alerts/match.ts)
   return rowCount ?? 0;
 }
