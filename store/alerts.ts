@@ -1,9 +1,10 @@
 // Alerts of an organization (spec 4.9, 6.4): created, read, changed under a version (If-Match),
 // deleted. Every statement names the organization, so another organization's alert is never seen.
 // Matching is store/alerts/match.ts; digests store/alerts/digest.ts.
+
+import type { Channel } from './alerts/notify.ts';
 import { SEQ_LOCK } from './changes.ts';
 import { type Pool, type Queryable, withTransaction } from './db.ts';
-import type { Channel } from './alerts/notify.ts';
 
 /** The predicate as matched (null: any); see PREDICATE_SQL in store/alerts/match.ts. */
 export interface MatchColumns {
@@ -19,6 +20,7 @@ export interface MatchColumns {
 
 export const MATCH_COLUMNS: Array<keyof MatchColumns> = ['m_layer', 'm_kind', 'm_jurisdiction', 'm_state', 'm_county', 'm_region', 'm_use', 'm_control_type'];
 
+/** The schedule as stored; the API reads and answers it as a string (api/routes/alert-schedule.ts). */
 export interface Schedule {
   kind: 'immediate' | 'digest';
   every?: 'day' | 'week';
@@ -130,9 +132,19 @@ export async function deleteAlert(db: Queryable, organizationId: string, id: str
   return (await read(db, organizationId, id)) ? 'stale' : 'missing';
 }
 
-/** Mark the alert's matches up to `matchId` read. */
-export async function markRead(db: Queryable, id: string, matchId: number): Promise<void> {
-  await db.query('UPDATE alert SET read_through = greatest(read_through, $2) WHERE id = $1', [id, matchId]);
+/**
+ * Mark the alert's matches up to `through` (null: its newest) read; never unmarks. The match id
+ * marked through, or null when there is none (`through` no match of this alert, or no matches).
+ */
+export async function markRead(db: Queryable, organizationId: string, id: string, through: number | null): Promise<number | null> {
+  const { rows } = await db.query(
+    `WITH t AS (SELECT max(m.id) AS id FROM alert_match m WHERE m.alert_id = $1 AND m.organization_id = $2 AND ($3::bigint IS NULL OR m.id = $3)),
+     u AS (UPDATE alert a SET read_through = greatest(a.read_through, t.id) FROM t
+            WHERE a.id = $1 AND a.organization_id = $2 AND a.deleted_at IS NULL AND t.id IS NOT NULL RETURNING a.id)
+     SELECT t.id FROM t`,
+    [id, organizationId, through],
+  );
+  return rows[0].id === null ? null : Number(rows[0].id);
 }
 
 /** The organization's live webhooks among `ids`. */

@@ -9,18 +9,18 @@ import { type ResourceDef, type Row, runCollection, type Where } from '../../cor
 import { resolveScope } from '../../core/query/scope.ts';
 import { stateFips } from '../../core/states.ts';
 import { checkTimezone } from '../../core/time.ts';
-import { type AlertFields, type AlertRow, ALERT_SELECT, deleteAlert, getAlert, insertAlert, liveWebhooks, type MatchColumns, markRead, type Schedule, updateAlert } from '../../store/alerts.ts';
 import { CHANGE_EVENT_JSON } from '../../store/alerts/match.ts';
 import type { Channel } from '../../store/alerts/notify.ts';
+import { ALERT_SELECT, type AlertFields, type AlertRow, deleteAlert, getAlert, insertAlert, liveWebhooks, type MatchColumns, markRead, updateAlert } from '../../store/alerts.ts';
 import { jurisdictionRefs } from '../../store/regions.ts';
 import { KINDS, LAYERS } from '../changes/feed.ts';
 import { knownUses } from '../place/common.ts';
 import { defineRoutes, type JsonSchema, type Req } from '../route.ts';
 import { etagOf, ifMatch, staleVersion } from '../versioned.ts';
+import { parseSchedule, renderSchedule, SCHEDULE_GRAMMAR } from './alert-schedule.ts';
 
 const FREE = { credits: 0, per: 'call' as const, note: 'Free.' };
 export const TRIGGERS = ['entry'] as const;
-const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
 const SCOPES = ['jurisdiction', 'state', 'county', 'region'] as const;
 const MAX_CHANNELS = 20;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -55,16 +55,9 @@ const CHANNEL: JsonSchema = {
   },
 };
 const SCHEDULE: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['kind'],
-  description: '{kind: immediate} (default): each match is sent in the transaction that detects it. {kind: digest, every: day|week, at: HH:MM, day (week only, default monday)}: matches wait and are sent together at that local time in the alert\'s timezone.',
-  properties: {
-    kind: { enum: ['immediate', 'digest'] },
-    every: { enum: ['day', 'week'] },
-    at: { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$' },
-    day: { enum: DAYS },
-  },
+  type: 'string',
+  maxLength: 100,
+  description: `${SCHEDULE_GRAMMAR}; read case-insensitively, answered lower case. immediate (default): each match is sent in the transaction that detects it. daily or weekly: matches wait and are sent together at that local time in the alert's timezone.`,
 };
 const FIELDS = {
   name: { type: 'string', minLength: 1, maxLength: 200, pattern: '\\S' },
@@ -79,6 +72,13 @@ const FIELDS = {
 const CREATE_BODY: JsonSchema = { type: 'object', additionalProperties: false, required: ['name', 'predicate'], properties: FIELDS };
 const UPDATE_BODY: JsonSchema = { type: 'object', additionalProperties: false, minProperties: 1, properties: FIELDS };
 
+const READ_BODY: JsonSchema = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  description: 'Optional',
+  properties: { through: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'A match id (GET /alert/{alert}/match): it and every earlier match are marked read; default the newest match' } },
+};
+
 const ALERT: JsonSchema = {
   type: 'object',
   required: ['id', 'object', 'name', 'predicate', 'predicate_version', 'trigger', 'channel', 'schedule', 'timezone', 'end_time', 'enabled', 'monitoring_started_at', 'created_at', 'unread_count', 'href'],
@@ -90,13 +90,13 @@ const ALERT: JsonSchema = {
     predicate_version: { type: 'integer', description: 'Raised when the predicate changes; each match names the version it matched' },
     trigger: { type: 'array', items: { type: 'string' } },
     channel: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { enum: ['webhook', 'email'] }, webhook: { type: 'string' }, to: { type: 'string' }, target: { type: 'string' } } } },
-    schedule: { type: 'object', required: ['kind'], properties: { kind: { enum: ['immediate', 'digest'] }, every: { enum: ['day', 'week'] }, at: { type: 'string' }, day: { enum: DAYS } } },
+    schedule: { type: 'string', pattern: '^(immediate|daily [0-2][0-9]:[0-5][0-9]|weekly (monday|tuesday|wednesday|thursday|friday|saturday|sunday) [0-2][0-9]:[0-5][0-9])$', description: SCHEDULE_GRAMMAR },
     timezone: { type: 'string' },
     end_time: { type: ['string', 'null'], format: 'date-time' },
     enabled: { type: 'boolean' },
     monitoring_started_at: { type: 'string', format: 'date-time' },
     monitoring_since_seq: { type: 'integer', description: 'The change feed watermark when it was created: events with a higher seq are watched' },
-    unread_count: { type: 'integer', description: 'Matches not yet read in GET /alert/{alert}/match' },
+    unread_count: { type: 'integer', description: 'Matches not yet marked read (POST /alert/{alert}/read)' },
     match_count: { type: 'integer' },
     version: { type: 'integer', description: 'Raised by every change (the ETag carries it)' },
     created_at: { type: 'string', format: 'date-time' },
@@ -107,8 +107,9 @@ const ALERT: JsonSchema = {
 
 const MATCH: JsonSchema = {
   type: 'object',
-  required: ['object', 'seq', 'matched_at', 'predicate_version', 'state', 'change_event', 'notification'],
+  required: ['id', 'object', 'seq', 'matched_at', 'predicate_version', 'state', 'change_event', 'notification'],
   properties: {
+    id: { type: 'integer', description: "The match's place in the log (increasing): POST /alert/{alert}/read takes it as through" },
     object: { const: 'alert_match' },
     seq: { type: 'integer' },
     matched_at: { type: 'string', format: 'date-time' },
@@ -141,7 +142,7 @@ export function alertItem(a: AlertRow) {
     predicate_version: a.predicate_version,
     trigger: a.trigger,
     channel: a.channel.map((c) => (c.type === 'email' ? { type: 'email', to: c.to, target: c.to } : { type: 'webhook', webhook: c.webhook })),
-    schedule: a.schedule,
+    schedule: renderSchedule(a.schedule),
     timezone: a.timezone,
     end_time: iso(a.end_time),
     enabled: a.enabled,
@@ -224,17 +225,6 @@ async function readChannels(req: Req, raw: Array<Record<string, string>>): Promi
   return out;
 }
 
-function readSchedule(s: Record<string, string>): Schedule {
-  if (s.kind === 'immediate') {
-    for (const k of ['every', 'at', 'day']) if (s[k] !== undefined) throw invalid(`schedule.${k}`, 'applies to a digest only');
-    return { kind: 'immediate' };
-  }
-  if (!s.every) throw invalid('schedule.every', 'is required for a digest: day or week');
-  if (!s.at) throw invalid('schedule.at', "is required for a digest: the local time (HH:MM) it is sent, in the alert's timezone");
-  if (s.day !== undefined && s.every !== 'week') throw invalid('schedule.day', 'applies to a weekly digest only');
-  return s.every === 'week' ? { kind: 'digest', every: 'week', at: s.at, day: s.day ?? 'monday' } : { kind: 'digest', every: 'day', at: s.at };
-}
-
 /** An IANA name both this runtime and PostgreSQL know, as the runtime spells it. */
 async function readTimezone(req: Req, raw: string): Promise<string> {
   const tz = new Intl.DateTimeFormat('en-US', { timeZone: checkTimezone(raw, 'timezone') }).resolvedOptions().timeZone;
@@ -251,7 +241,7 @@ async function readFields(req: Req, b: Row): Promise<Partial<AlertFields>> {
   if (b.predicate !== undefined) f.predicate = await readPredicate(req, b.predicate);
   if (b.trigger !== undefined) f.trigger = b.trigger;
   if (b.channel !== undefined) f.channel = await readChannels(req, b.channel);
-  if (b.schedule !== undefined) f.schedule = readSchedule(b.schedule);
+  if (b.schedule !== undefined) f.schedule = parseSchedule(b.schedule);
   if (b.timezone !== undefined) f.timezone = await readTimezone(req, b.timezone);
   if (b.end_time !== undefined) f.end_time = b.end_time;
   if (b.enabled !== undefined) f.enabled = b.enabled;
@@ -289,7 +279,7 @@ function matchItem(r: Row) {
   const notification = r.notification_id
     ? { kind: r.kind, sent_at: iso(r.sent_at), period_end: iso(r.period_end), match_count: r.match_count, webhook: r.webhook, email: r.email }
     : null;
-  return { object: 'alert_match', seq: Number(r.seq), matched_at: iso(r.matched_at), predicate_version: r.predicate_version, state: notification ? 'sent' : 'waiting', change_event: r.change_event, notification };
+  return { id: Number(r.match_id), object: 'alert_match', seq: Number(r.seq), matched_at: iso(r.matched_at), predicate_version: r.predicate_version, state: notification ? 'sent' : 'waiting', change_event: r.change_event, notification };
 }
 
 async function mine(req: Req): Promise<AlertRow> {
@@ -396,7 +386,7 @@ export const alertRoutes = defineRoutes([
     id: 'listAlertMatches',
     method: 'GET',
     path: '/alert/{alert}/match',
-    summary: 'What an alert matched (newest first), each with what was sent for it: webhook deliveries and emails; reading marks the matches read',
+    summary: 'What an alert matched (newest first), each with what was sent for it: webhook deliveries and emails; reading changes nothing (POST /alert/{alert}/read marks matches read)',
     collection: true,
     params: [ALERT_ID, ...PAGE],
     response: MATCH,
@@ -404,9 +394,28 @@ export const alertRoutes = defineRoutes([
       const a = await mine(req);
       const where: Where[] = [(c) => `m.alert_id = ${c.bind(a.id)}`];
       const r = await runCollection<Row>(req.services.pool, matches, req.params, req.services.secret, { where });
-      const newest = Math.max(0, ...r.items.map((x) => Number(x.match_id)));
-      if (newest > Number(a.read_through)) await markRead(req.services.pool, a.id, newest);
       return { item: r.items.map(matchItem), page: r.page };
+    },
+  },
+  {
+    ...common,
+    id: 'markAlertRead',
+    method: 'POST',
+    path: '/alert/{alert}/read',
+    summary: "Mark an alert's matches read up to one (through: a match id from GET /alert/{alert}/match; default its newest); answers the alert with its unread_count",
+    description:
+      'Matches after through stay unread: give the newest id you have read so that matches arriving meanwhile are not marked. Marking read never unmarks (an older through changes nothing) and leaves the ETag as it is. A through that is no match of this alert is 422 naming through.',
+    params: [ALERT_ID],
+    body: READ_BODY,
+    response: ALERT,
+    handler: async (req) => {
+      const a = await mine(req);
+      const through: number | null = req.body?.through ?? null;
+      const marked = await markRead(req.services.pool, req.actor!.organizationId, a.id, through);
+      if (through !== null && marked === null) throw invalid('through', `no match of alert ${a.id} has the id ${through} (give an id from GET /alert/${a.id}/match)`);
+      const out = await getAlert(req.services.pool, req.actor!.organizationId, a.id);
+      if (!out) throw notFound('alert', a.id, 'alert');
+      return { item: alertItem(out), headers: { ETag: etagOf(out) } };
     },
   },
 ]);

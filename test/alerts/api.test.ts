@@ -3,7 +3,7 @@
 // bad field is a 422 naming it; another organization's alert is 404, never 403.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type Call, call } from '../helpers/server.ts';
-import { type AlertWorld, alertWorld, createAlert, createWebhook } from './context.ts';
+import { type AlertWorld, alertWorld, createAlert, createWebhook, draft } from './context.ts';
 
 let w: AlertWorld;
 let webhookId: string;
@@ -37,7 +37,7 @@ describe('create, read, list', () => {
       predicate_version: 1,
       trigger: ['entry'],
       channel: [{ type: 'webhook', webhook: webhookId }, { type: 'email', to: 'planner@example.test', target: 'planner@example.test' }],
-      schedule: { kind: 'immediate' },
+      schedule: 'immediate',
       timezone: 'UTC',
       end_time: null,
       enabled: true,
@@ -59,18 +59,40 @@ describe('create, read, list', () => {
       predicate: { state: 'MA', kind: ['amendment', 'adoption'], use: ['residential.dwelling'], control_type: ['dimensional.setback_front'] },
       trigger: ['entry'],
       channel: [],
-      schedule: { kind: 'digest', every: 'week', at: '07:30', day: 'friday' },
+      schedule: 'weekly friday 07:30',
       timezone: 'America/Chicago',
       end_time: '2031-01-01T00:00:00Z',
       enabled: false,
     };
     const a = (await post(body)).body.item;
     expect(a).toMatchObject({ ...body, end_time: '2031-01-01T00:00:00.000Z' });
-    const daily = (await post({ ...BASE, schedule: { kind: 'digest', every: 'day', at: '18:00' }, timezone: 'europe/paris' })).body.item;
-    expect(daily.schedule).toEqual({ kind: 'digest', every: 'day', at: '18:00' });
+    const daily = (await post({ ...BASE, schedule: 'daily 18:00', timezone: 'europe/paris' })).body.item;
+    expect(daily.schedule).toBe('daily 18:00');
     expect(daily.timezone).toBe('Europe/Paris');
-    const weekly = (await post({ ...BASE, schedule: { kind: 'digest', every: 'week', at: '06:00' } })).body.item;
-    expect(weekly.schedule).toEqual({ kind: 'digest', every: 'week', at: '06:00', day: 'monday' });
+    expect((await post({ ...BASE, schedule: 'immediate' })).body.item.schedule).toBe('immediate');
+  });
+
+  test('a schedule is read case-insensitively and answered lower case, as stored', async () => {
+    for (const [given, answered, stored] of [
+      ['  Weekly  FRIDAY 7:30 ', 'weekly friday 07:30', { kind: 'digest', every: 'week', at: '07:30', day: 'friday' }],
+      ['DAILY 06:05', 'daily 06:05', { kind: 'digest', every: 'day', at: '06:05' }],
+      ['Immediate', 'immediate', { kind: 'immediate' }],
+    ] as const) {
+      const a = (await post({ ...BASE, schedule: given })).body.item;
+      expect(a.schedule).toBe(answered);
+      expect((await call(w.server, 'GET', a.href, { key: w.key })).body.item.schedule).toBe(answered);
+      const row = await w.server.services.pool.query('SELECT schedule FROM alert WHERE id = $1', [a.id]);
+      expect(row.rows[0].schedule).toEqual(stored);
+    }
+  });
+
+  test('a weekly schedule without a day is refused, naming schedule, with the grammar and what was wrong', async () => {
+    const r = await post({ ...BASE, schedule: 'weekly 07:30' });
+    expect(refusal(r)).toEqual({ status: 422, code: 'parameter_invalid', field: 'schedule' });
+    expect(r.body.detail.error.detail).toContain('weekly needs a day (monday to sunday)');
+    expect(r.body.detail.error.detail).toContain('weekly <monday..sunday> HH:MM');
+    const old = await post({ ...BASE, schedule: { kind: 'digest', every: 'week', at: '06:00' } });
+    expect(refusal(old)).toEqual({ status: 422, code: 'parameter_invalid', field: 'schedule' });
   });
 
   test('listed newest first, a page at a time; another organization sees none of them', async () => {
@@ -124,8 +146,8 @@ describe('change and delete', () => {
     expect(renamed.headers.get('etag')).toBe(`"${a.id}.2"`);
     const stale = await call(w.server, 'PATCH', a.href, { key: w.key, body: { name: 'Lost' }, headers: { 'If-Match': etag } });
     expect(refusal(stale)).toEqual({ status: 409, code: 'version_conflict', field: 'If-Match' });
-    const repredicated = await call(w.server, 'PATCH', a.href, { key: w.key, body: { predicate: { layer: ['overlay'] }, schedule: { kind: 'digest', every: 'day', at: '08:00' } }, headers: { 'If-Match': renamed.headers.get('etag')! } });
-    expect(repredicated.body.item).toMatchObject({ predicate: { layer: ['overlay'] }, predicate_version: 2, schedule: { kind: 'digest', every: 'day', at: '08:00' }, name: 'Renamed' });
+    const repredicated = await call(w.server, 'PATCH', a.href, { key: w.key, body: { predicate: { layer: ['overlay'] }, schedule: 'Daily 8:00' }, headers: { 'If-Match': renamed.headers.get('etag')! } });
+    expect(repredicated.body.item).toMatchObject({ predicate: { layer: ['overlay'] }, predicate_version: 2, schedule: 'daily 08:00', name: 'Renamed' });
     const same = await call(w.server, 'PATCH', a.href, { key: w.key, body: { predicate: { layer: ['overlay'] } } });
     expect(same.body.item.predicate_version).toBe(2);
     const bad = await call(w.server, 'PATCH', a.href, { key: w.key, body: { channel: [{ type: 'webhook', webhook: otherWebhookId }] } });
@@ -153,12 +175,76 @@ describe('change and delete', () => {
       ['PATCH', a.href, { name: 'Taken' }],
       ['DELETE', a.href, undefined],
       ['GET', `${a.href}/match`, undefined],
+      ['POST', `${a.href}/read`, {}],
     ] as const) {
       const r = await call(w.server, method, path, { key: w.otherKey, body });
       expect(refusal(r)).toEqual({ status: 404, code: 'no_such_resource', field: 'alert' });
     }
     expect((await call(w.server, 'GET', a.href, { key: w.key })).body.item.name).toBe(BASE.name);
     expect(refusal(await call(w.server, 'GET', '/alert/alr_nope', { key: w.key }))).toEqual({ status: 422, code: 'id_malformed', field: 'alert' });
+  });
+});
+
+describe('reading matches', () => {
+  const unread = async (a: { href: string }, key = w.key) => (await call(w.server, 'GET', a.href, { key })).body.item.unread_count;
+  const log = async (a: { href: string }) => (await call(w.server, 'GET', `${a.href}/match?size=200`, { key: w.key })).body.item as Array<{ id: number }>;
+  const read = (a: { href: string }, body?: object, key = w.key) => call(w.server, 'POST', `${a.href}/read`, { key, body });
+
+  test('GET of the match log changes nothing; POST read marks read through a match, then through the newest', async () => {
+    const a = await createAlert(w, { name: 'Read me', predicate: { jurisdiction: [w.ctJur] } });
+    await w.emit([draft(w.ctJur), draft(w.ctJur), draft(w.ctJur)]);
+    expect(await unread(a)).toBe(3);
+    const first = await log(a);
+    expect(first).toHaveLength(3);
+    expect(first[0].id).toBeGreaterThan(first[1].id);
+    // reading the log (twice, a page at a time too) leaves every match unread
+    await log(a);
+    await call(w.server, 'GET', `${a.href}/match?size=1`, { key: w.key });
+    expect(await unread(a)).toBe(3);
+    const etag = (await call(w.server, 'GET', a.href, { key: w.key })).headers.get('etag');
+
+    // through the middle match: it and the older one are read, the newest is not
+    const some = await read(a, { through: first[1].id });
+    expect(some.status).toBe(200);
+    expect(some.body.item).toMatchObject({ id: a.id, object: 'alert', unread_count: 1, match_count: 3 });
+    expect(some.headers.get('etag')).toBe(etag);
+    expect(await unread(a)).toBe(1);
+    // an older through never unmarks
+    expect((await read(a, { through: first[2].id })).body.item.unread_count).toBe(1);
+    // a match arriving later stays unread when read through the newest seen
+    await w.emit([draft(w.ctJur)]);
+    expect(await unread(a)).toBe(2);
+    expect((await read(a, { through: first[0].id })).body.item.unread_count).toBe(1);
+    // no body: through the newest match
+    const all = await read(a);
+    expect(all.status).toBe(200);
+    expect(all.body.item.unread_count).toBe(0);
+    expect(await unread(a)).toBe(0);
+    expect((await read(a, {})).body.item.unread_count).toBe(0);
+  });
+
+  test('an alert with no matches reads as none unread; a through of another alert or of none is 422 naming through', async () => {
+    const empty = await createAlert(w, { name: 'Nothing yet', predicate: { layer: ['authority'], jurisdiction: [w.jur] } });
+    const none = await read(empty);
+    expect(none.status).toBe(200);
+    expect(none.body.item.unread_count).toBe(0);
+    const busy = await createAlert(w, { name: 'Busy', predicate: { jurisdiction: [w.ctJur] } });
+    await w.emit([draft(w.ctJur)]);
+    const [m] = await log(busy);
+    expect(refusal(await read(empty, { through: m.id }))).toEqual({ status: 422, code: 'parameter_invalid', field: 'through' });
+    expect(refusal(await read(busy, { through: m.id + 1_000_000 }))).toEqual({ status: 422, code: 'parameter_invalid', field: 'through' });
+    expect(refusal(await read(busy, { through: 'newest' }))).toEqual({ status: 422, code: 'parameter_invalid', field: 'through' });
+    expect(refusal(await read(busy, { since: 1 }))).toEqual({ status: 422, code: 'parameter_invalid', field: 'since' });
+    expect(await unread(busy)).toBe(1);
+  });
+
+  test("another organization's alert is 404 and stays unread", async () => {
+    const a = await createAlert(w, { name: 'Not theirs', predicate: { jurisdiction: [w.ctJur] } });
+    await w.emit([draft(w.ctJur)]);
+    const [m] = await log(a);
+    expect(refusal(await read(a, { through: m.id }, w.otherKey))).toEqual({ status: 404, code: 'no_such_resource', field: 'alert' });
+    expect(refusal(await read(a, undefined, w.otherKey))).toEqual({ status: 404, code: 'no_such_resource', field: 'alert' });
+    expect(await unread(a)).toBe(1);
   });
 });
 
@@ -188,13 +274,17 @@ describe('every bad field is a 422 naming it', () => {
     ['an address that is none', { ...BASE, channel: [{ type: 'email', to: 'planner at town hall' }] }, 'parameter_invalid', 'channel[0].to'],
     ['the same channel twice', { ...BASE, channel: [{ type: 'email', to: 'a@example.test' }, { type: 'email', to: 'A@example.test' }] }, 'parameter_invalid', 'channel[1]'],
     ['an unknown channel field', { ...BASE, channel: [{ type: 'email', to: 'a@example.test', cc: 'b@example.test' }] }, 'parameter_invalid', 'channel[0].cc'],
-    ['an unknown schedule', { ...BASE, schedule: { kind: 'hourly' } }, 'vocabulary_value_unknown', 'schedule.kind'],
-    ['a digest without every', { ...BASE, schedule: { kind: 'digest', at: '08:00' } }, 'parameter_invalid', 'schedule.every'],
-    ['a digest without at', { ...BASE, schedule: { kind: 'digest', every: 'day' } }, 'parameter_invalid', 'schedule.at'],
-    ['a time that is none', { ...BASE, schedule: { kind: 'digest', every: 'day', at: '25:00' } }, 'parameter_invalid', 'schedule.at'],
-    ['a weekday on a daily digest', { ...BASE, schedule: { kind: 'digest', every: 'day', at: '08:00', day: 'friday' } }, 'parameter_invalid', 'schedule.day'],
-    ['an unknown weekday', { ...BASE, schedule: { kind: 'digest', every: 'week', at: '08:00', day: 'caturday' } }, 'vocabulary_value_unknown', 'schedule.day'],
-    ['a time on an immediate schedule', { ...BASE, schedule: { kind: 'immediate', at: '08:00' } }, 'parameter_invalid', 'schedule.at'],
+    ['an unknown schedule', { ...BASE, schedule: 'hourly' }, 'vocabulary_value_unknown', 'schedule'],
+    ['a schedule object', { ...BASE, schedule: { kind: 'immediate' } }, 'parameter_invalid', 'schedule'],
+    ['an empty schedule', { ...BASE, schedule: '  ' }, 'parameter_invalid', 'schedule'],
+    ['a daily schedule without a time', { ...BASE, schedule: 'daily' }, 'parameter_invalid', 'schedule'],
+    ['a weekly schedule without a time', { ...BASE, schedule: 'weekly friday' }, 'parameter_invalid', 'schedule'],
+    ['a weekly schedule without a day', { ...BASE, schedule: 'weekly 08:00' }, 'parameter_invalid', 'schedule'],
+    ['a time that is none', { ...BASE, schedule: 'daily 25:00' }, 'parameter_invalid', 'schedule'],
+    ['a weekday on a daily schedule', { ...BASE, schedule: 'daily friday 08:00' }, 'parameter_invalid', 'schedule'],
+    ['an unknown weekday', { ...BASE, schedule: 'weekly caturday 08:00' }, 'vocabulary_value_unknown', 'schedule'],
+    ['a time on an immediate schedule', { ...BASE, schedule: 'immediate 08:00' }, 'parameter_invalid', 'schedule'],
+    ['words after the time', { ...BASE, schedule: 'weekly friday 08:00 sharp' }, 'parameter_invalid', 'schedule'],
     ['a timezone that is none', { ...BASE, timezone: 'Mars/Olympus_Mons' }, 'parameter_invalid', 'timezone'],
     ['an end time that is none', { ...BASE, end_time: 'next tuesday' }, 'parameter_invalid', 'end_time'],
     ['enabled not a boolean', { ...BASE, enabled: 'yes' }, 'parameter_invalid', 'enabled'],

@@ -72,7 +72,10 @@ describe('immediate', () => {
     expect(log[0]).toMatchObject({ object: 'alert_match', seq: feed.body.item.seq, state: 'sent', predicate_version: 1, change_event: feed.body.item, notification: { kind: 'immediate', match_count: 1, period_end: null } });
     expect(log[0].notification.webhook).toEqual([expect.objectContaining({ webhook: hook.id, state: 'succeeded', attempt_count: 1, event: body.id })]);
     expect(log[0].notification.email).toEqual([expect.objectContaining({ to })]);
-    expect((await call(w.server, 'GET', a.href, { key: w.key })).body.item.unread_count).toBe(0);
+    // reading the log (a GET) marks nothing read; POST read does
+    expect((await call(w.server, 'GET', a.href, { key: w.key })).body.item.unread_count).toBe(1);
+    const read = await call(w.server, 'POST', `${a.href}/read`, { key: w.key, body: { through: log[0].id } });
+    expect(read.body.item).toMatchObject({ id: a.id, unread_count: 0, match_count: 1 });
   });
 
   test('several matches in one load: an event each to the webhook, in seq order, and one mail listing them', async () => {
@@ -158,7 +161,7 @@ describe('digest', () => {
     // its time of day was two hours ago: the period that just ended holds none of what follows
     const now = new Date();
     const at = hhmm(new Date(now.getTime() - 2 * 3600_000), tz);
-    const a = await createAlert(w, { name: 'Daily Alerton', predicate: { jurisdiction: [w.jur] }, channel: [{ type: 'webhook', webhook: hook.id }, { type: 'email', to }], schedule: { kind: 'digest', every: 'day', at }, timezone: tz });
+    const a = await createAlert(w, { name: 'Daily Alerton', predicate: { jurisdiction: [w.jur] }, channel: [{ type: 'webhook', webhook: hook.id }, { type: 'email', to }], schedule: `daily ${at}`, timezone: tz });
     const ids = [...(await w.emit([draft(w.jur), draft(w.jur)])), ...(await w.emit([draft(w.jur)]))];
     expect(await deliveriesTo(hook.id)).toBe(0);
     expect(await mailsQueued(to)).toBe(0);
@@ -201,7 +204,7 @@ describe('digest', () => {
 
   test('a disabled digest alert sends nothing when its time comes', async () => {
     const to = address('paused');
-    const a = await createAlert(w, { name: 'Paused digest', predicate: { jurisdiction: [w.jur] }, channel: [{ type: 'email', to }], schedule: { kind: 'digest', every: 'week', at: '00:00', day: 'sunday' } });
+    const a = await createAlert(w, { name: 'Paused digest', predicate: { jurisdiction: [w.jur] }, channel: [{ type: 'email', to }], schedule: 'weekly sunday 00:00' });
     await w.emit([draft(w.jur)]);
     await call(w.server, 'PATCH', a.href, { key: w.key, body: { enabled: false } });
     await sendDueDigests(w.server.services.pool, new Date(Date.now() + 8 * 24 * 3600_000));
