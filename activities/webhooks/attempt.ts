@@ -61,18 +61,14 @@ async function post(d: Leased, timeoutMs: number, now: Date): Promise<Omit<Attem
   }
 }
 
-export async function attemptDelivery(deps: AttemptDeps, id: string): Promise<AttemptOutcome> {
+/** The lease a sender takes: the call's timeout and time to record the outcome. */
+export const leaseSecondsFor = (timeoutMs: number) => Math.ceil(timeoutMs / 1000) + LEASE_MARGIN_SECONDS;
+
+/** Send a leased delivery once and record the outcome (the lease ends with it). */
+export async function sendLeased(deps: AttemptDeps, lease: Leased): Promise<AttemptOutcome> {
   const timeoutMs = deps.timeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const now = deps.now ?? (() => new Date());
-  const lease = await leaseDelivery(deps.pool, id, Math.ceil(timeoutMs / 1000) + LEASE_MARGIN_SECONDS);
-  if ('refused' in lease) {
-    if (lease.refused === 'finished' || lease.refused === 'deleted') return { state: lease.refused };
-    // not yet: say when to look again (an inactive webhook's delivery waits for it to be turned on)
-    const at = lease.at && lease.at > now() ? lease.at : new Date(now().getTime() + (lease.refused === 'inactive' ? 60_000 : 1_000));
-    return { state: 'pending', retryAt: at.toISOString(), why: lease.refused };
-  }
-  const started = now();
-  const call = await post(lease, timeoutMs, started);
+  const call = await post(lease, timeoutMs, now());
   const n = lease.attempt_count + 1;
   let end: AttemptEnd;
   if (call.outcome === 'succeeded') end = { state: 'succeeded' };
@@ -85,4 +81,17 @@ export async function attemptDelivery(deps: AttemptDeps, id: string): Promise<At
   if (end.state === 'succeeded' || end.state === 'dead_lettered') return { state: end.state };
   if (end.state === 'held') return { state: 'pending', retryAt: new Date(now().getTime() + 60_000).toISOString(), why: 'inactive' };
   return { state: 'pending', retryAt: end.retryAt.toISOString(), why: call.error ?? call.outcome };
+}
+
+/** One attempt at one delivery by id (the Temporal workflow's activity): lease it if it is due, then send. */
+export async function attemptDelivery(deps: AttemptDeps, id: string): Promise<AttemptOutcome> {
+  const now = deps.now ?? (() => new Date());
+  const lease = await leaseDelivery(deps.pool, id, leaseSecondsFor(deps.timeoutMs ?? ATTEMPT_TIMEOUT_MS));
+  if ('refused' in lease) {
+    if (lease.refused === 'finished' || lease.refused === 'deleted') return { state: lease.refused };
+    // not yet: say when to look again (an inactive webhook's delivery waits for it to be turned on)
+    const at = lease.at && lease.at > now() ? lease.at : new Date(now().getTime() + (lease.refused === 'inactive' ? 60_000 : 1_000));
+    return { state: 'pending', retryAt: at.toISOString(), why: lease.refused };
+  }
+  return sendLeased(deps, lease);
 }

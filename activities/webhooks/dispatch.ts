@@ -5,8 +5,8 @@ import { inBackground } from '../../core/background.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Pool } from '../../store/db.ts';
 import type { PgListener } from '../../store/listen.ts';
-import { dueDeliveries, nextDueAt } from '../../store/webhooks/deliveries.ts';
-import { type AttemptDeps, attemptDelivery } from './attempt.ts';
+import { claimDue, nextDueAt } from '../../store/webhooks/deliveries.ts';
+import { ATTEMPT_TIMEOUT_MS, type AttemptDeps, leaseSecondsFor, sendLeased } from './attempt.ts';
 
 export const WEBHOOK_CHANNEL = 'landlex_webhook';
 
@@ -38,19 +38,22 @@ export function startDispatcher(pool: Pool, log: Logger, listen: PgListener | nu
 
   // Start attempts into the free slots; each that ends frees its slot and fills again, so a slow
   // receiver holds one slot, never the others.
+  const leaseSeconds = leaseSecondsFor(opts.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+  let claimed = 0;
   const fillOnce = async () => {
     const free = concurrency - inFlight.size;
     if (stopped || free <= 0) return;
-    const ids = (await dueDeliveries(pool, concurrency)).filter((id) => !inFlight.has(id)).slice(0, free);
-    for (const id of ids) {
+    const leases = await claimDue(pool, free, leaseSeconds, [...inFlight.keys()]);
+    claimed = leases.length;
+    for (const lease of leases) {
       made += 1;
-      const p = attemptDelivery(deps, id)
-        .catch((err) => log.warn('webhook attempt failed to run', { delivery: id, err }))
+      const p = sendLeased(deps, lease)
+        .catch((err) => log.warn('webhook attempt failed to run', { delivery: lease.id, err }))
         .finally(() => {
-          inFlight.delete(id);
+          inFlight.delete(lease.id);
           kick();
         });
-      inFlight.set(id, p);
+      inFlight.set(lease.id, p);
     }
   };
 
@@ -66,7 +69,8 @@ export function startDispatcher(pool: Pool, log: Logger, listen: PgListener | nu
       } while (again && !stopped);
     })().finally(() => {
       filling = null;
-      inBackground(log, 'webhook schedule', schedule);
+      // nothing more was due: look again when the next retry falls due
+      if (claimed === 0 && inFlight.size === 0) inBackground(log, 'webhook schedule', schedule);
     });
     return filling;
   };

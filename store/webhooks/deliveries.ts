@@ -4,24 +4,50 @@
 import type { RetryPolicy } from '../../core/webhooks/retry-policy.ts';
 import type { Pool, Queryable } from '../db.ts';
 
+/** What the due-delivery statements share: per active webhook its head (first pending by ord), and test deliveries. */
+const DUE = `
+  SELECT h.id, h.next_attempt_at FROM webhook w
+   CROSS JOIN LATERAL (SELECT d.id, d.next_attempt_at, d.leased_until FROM webhook_delivery d
+                        WHERE d.webhook_id = w.id AND d.state = 'pending' AND NOT d.test ORDER BY d.ord LIMIT 1) h
+   WHERE w.active AND w.deleted_at IS NULL AND h.next_attempt_at <= now() AND (h.leased_until IS NULL OR h.leased_until < now())
+  UNION ALL
+  SELECT d.id, d.next_attempt_at FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id
+   WHERE d.test AND d.state = 'pending' AND w.active AND w.deleted_at IS NULL AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())`;
+
+/** What a sender needs of a leased delivery (its webhook's URL, secrets and policy; its event). */
+const LEASED_COLUMNS = `d.id, d.webhook_id, d.attempt_count, w.url, w.secret, w.previous_secret, w.previous_secret_until > now() AS previous_valid,
+  w.retry_policy, v.id AS event_id, v.type, v.seq, v.payload, v.created_at AS event_created_at`;
+
+function leasedOf(r: Record<string, any>): Leased {
+  return {
+    id: r.id,
+    webhook_id: r.webhook_id,
+    url: r.url,
+    secrets: r.previous_valid && r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
+    policy: r.retry_policy,
+    attempt_count: r.attempt_count,
+    event: { id: r.event_id, type: r.type, seq: r.seq, payload: r.payload, created_at: r.event_created_at },
+  };
+}
+
 /**
- * Due deliveries: per active webhook the first pending one, if its time has come and no one
- * holds it; test deliveries (no seq, asked for now) do not wait their turn.
+ * Lease up to `limit` due deliveries (the head of each active webhook's queue, and test
+ * deliveries, which do not wait their turn) in one statement, skipping `except` (in flight here)
+ * and rows another sender holds. A row finished or leased since the due list was read is left
+ * out by the recheck of the lock.
  */
-export async function dueDeliveries(db: Queryable, limit: number): Promise<string[]> {
+export async function claimDue(db: Queryable, limit: number, leaseSeconds: number, except: string[] = []): Promise<Leased[]> {
   const { rows } = await db.query(
-    `SELECT id FROM (
-       SELECT h.id, h.next_attempt_at FROM webhook w
-        CROSS JOIN LATERAL (SELECT d.id, d.next_attempt_at, d.leased_until FROM webhook_delivery d
-                             WHERE d.webhook_id = w.id AND d.state = 'pending' AND NOT d.test ORDER BY d.ord LIMIT 1) h
-        WHERE w.active AND w.deleted_at IS NULL AND h.next_attempt_at <= now() AND (h.leased_until IS NULL OR h.leased_until < now())
-       UNION ALL
-       SELECT d.id, d.next_attempt_at FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id
-        WHERE d.test AND d.state = 'pending' AND w.active AND w.deleted_at IS NULL AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())
-     ) due ORDER BY next_attempt_at LIMIT $1`,
-    [limit],
+    `WITH due AS (SELECT id FROM (${DUE}) x WHERE id <> ALL($3::text[]) ORDER BY next_attempt_at LIMIT $1),
+          locked AS (SELECT d.id FROM webhook_delivery d JOIN due USING (id)
+                      WHERE d.state = 'pending' AND (d.leased_until IS NULL OR d.leased_until < now())
+                      FOR UPDATE OF d SKIP LOCKED),
+          leased AS (UPDATE webhook_delivery d SET leased_until = now() + make_interval(secs => $2) FROM locked WHERE d.id = locked.id
+                     RETURNING d.id, d.webhook_id, d.event_id, d.attempt_count)
+     SELECT ${LEASED_COLUMNS} FROM leased d JOIN webhook w ON w.id = d.webhook_id JOIN webhook_event v ON v.id = d.event_id`,
+    [limit, leaseSeconds, except],
   );
-  return rows.map((r) => r.id);
+  return rows.map(leasedOf);
 }
 
 /** The soonest instant a pending delivery of an active webhook comes due (null: none). */
@@ -60,8 +86,7 @@ export async function leaseDelivery(pool: Pool, id: string, leaseSeconds: number
   try {
     await client.query('BEGIN');
     const { rows } = await client.query(
-      `SELECT d.*, w.url, w.active, w.deleted_at, w.secret, w.previous_secret, w.previous_secret_until > now() AS previous_valid, w.retry_policy,
-              v.type, v.seq, v.payload, v.created_at AS event_created_at,
+      `SELECT ${LEASED_COLUMNS}, d.state, d.leased_until, d.next_attempt_at, w.active, w.deleted_at,
               d.next_attempt_at <= now() AS due, d.leased_until > now() AS leased,
               NOT d.test AND EXISTS (SELECT 1 FROM webhook_delivery e WHERE e.webhook_id = d.webhook_id AND e.state = 'pending' AND NOT e.test AND e.ord < d.ord) AS behind
          FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id JOIN webhook_event v ON v.id = d.event_id
@@ -82,15 +107,7 @@ export async function leaseDelivery(pool: Pool, id: string, leaseSeconds: number
     if (r.behind) return await refuse('not_head');
     await client.query('UPDATE webhook_delivery SET leased_until = now() + make_interval(secs => $2) WHERE id = $1', [id, leaseSeconds]);
     await client.query('COMMIT');
-    return {
-      id,
-      webhook_id: r.webhook_id,
-      url: r.url,
-      secrets: r.previous_valid && r.previous_secret ? [r.secret, r.previous_secret] : [r.secret],
-      policy: r.retry_policy,
-      attempt_count: r.attempt_count,
-      event: { id: r.event_id, type: r.type, seq: r.seq, payload: r.payload, created_at: r.event_created_at },
-    };
+    return leasedOf(r);
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
     throw err;
@@ -112,36 +129,24 @@ export interface AttemptRecord {
 
 export type AttemptEnd = { state: 'succeeded' } | { state: 'pending'; retryAt: Date } | { state: 'held'; reason: string } | { state: 'dead_lettered'; reason: string };
 
-/** Write one attempt and what follows from it, releasing the lease, in one transaction. */
-export async function recordAttempt(pool: Pool, d: Leased, a: AttemptRecord, end: AttemptEnd): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(
-      `INSERT INTO webhook_attempt (delivery_id, n, url, started_at, duration_ms, outcome, status_code, response_excerpt, error)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [d.id, a.n, a.url, a.startedAt, a.durationMs, a.outcome, a.statusCode, a.responseExcerpt, a.error],
-    );
-    const state = end.state === 'succeeded' || end.state === 'dead_lettered' ? end.state : 'pending';
-    const next = end.state === 'pending' ? end.retryAt : null;
-    const reason = end.state === 'dead_lettered' ? end.reason : null;
-    await client.query(
-      `UPDATE webhook_delivery SET attempt_count = $2, state = $3, leased_until = NULL,
-              next_attempt_at = coalesce($4, next_attempt_at), dead_letter_reason = $5,
-              finished_at = CASE WHEN $3 = 'pending' THEN NULL ELSE now() END
-        WHERE id = $1`,
-      [d.id, a.n, state, next, reason],
-    );
-    if (end.state === 'held') {
-      await client.query('UPDATE webhook SET active = false, disabled_reason = $2, version = version + 1, updated_at = now() WHERE id = $1 AND active', [d.webhook_id, end.reason]);
-    }
-    await client.query('COMMIT');
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+/** Write one attempt and what follows from it, releasing the lease: one statement, so all or nothing. */
+export async function recordAttempt(db: Queryable, d: Leased, a: AttemptRecord, end: AttemptEnd): Promise<void> {
+  const state = end.state === 'succeeded' || end.state === 'dead_lettered' ? end.state : 'pending';
+  const next = end.state === 'pending' ? end.retryAt : null;
+  const reason = end.state === 'dead_lettered' ? end.reason : null;
+  const held = end.state === 'held' ? end.reason : null;
+  await db.query(
+    `WITH attempt AS (
+       INSERT INTO webhook_attempt (delivery_id, n, url, started_at, duration_ms, outcome, status_code, response_excerpt, error)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)),
+     delivery AS (
+       UPDATE webhook_delivery SET attempt_count = $2, state = $10, leased_until = NULL, next_attempt_at = coalesce($11, next_attempt_at),
+              dead_letter_reason = $12, finished_at = CASE WHEN $10 = 'pending' THEN NULL ELSE now() END
+        WHERE id = $1)
+     UPDATE webhook SET active = false, disabled_reason = $14, version = version + 1, updated_at = now()
+      WHERE id = $13 AND $14::text IS NOT NULL AND active`,
+    [d.id, a.n, a.url, a.startedAt, a.durationMs, a.outcome, a.statusCode, a.responseExcerpt, a.error, state, next, reason, d.webhook_id, held],
+  );
 }
 
 /** Temporal: pending deliveries no workflow was started for yet, oldest first. */
