@@ -84,8 +84,15 @@ export function startDispatcher(pool: Pool, log: Logger, listen: PgListener | nu
     timer.unref();
   };
 
+  // attempts that end in the same turn of the event loop refill their slots with one claim
+  let kicked = false;
   function kick() {
-    if (!stopped) inBackground(log, 'webhook dispatch', fill);
+    if (stopped || kicked) return;
+    kicked = true;
+    setImmediate(() => {
+      kicked = false;
+      inBackground(log, 'webhook dispatch', fill);
+    });
   }
 
   if (listen) inBackground(log, 'webhook listen', () => listen.on(WEBHOOK_CHANNEL, kick));
