@@ -9,6 +9,7 @@
 import { stableId } from '../core/ids.ts';
 import type { Logger } from '../core/log.ts';
 import { fanOutChangeEvents } from './webhooks/outbox.ts';
+import { matchChangeEvents } from './monitors/law.ts';
 import { type Client, named, type Pool, type Queryable } from './db.ts';
 
 export const SEQ_LOCK = 7_301_100;
@@ -63,6 +64,7 @@ export async function writeChangeEvents(client: Client, events: ChangeEventDraft
     ],
   );
   await fanOutChangeEvents(client, ids);
+  await matchChangeEvents(client, ids);
   await client.query(`SELECT pg_notify('landlex_change_event', '')`);
   return rowCount ?? 0;
 }

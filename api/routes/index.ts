@@ -33,8 +33,9 @@ import { propertyRoutes } from './property.ts';
 import { webhookRoutes } from './webhooks.ts';
 import { listRoutes } from './lists.ts';
 import { alertRoutes } from './alerts.ts';
+import { monitorRoutes } from './monitors.ts';
 import { ogcRoutes } from '../../ogc/routes.ts';
 import { imageRoutes, tileRoutes } from '../../tiles/routes.ts';
 import { viewerRoutes } from '../../tiles/viewer.ts';
 
-export const allRoutes: Route[] = [...metaRoutes, ...accountRoutes, ...keyRoutes, ...oauthRoutes, ...billingRoutes, ...jurisdictionRoutes, ...placeRoutes, ...changeRoutes, ...evidenceRoutes, ...documentRoutes, ...districtRoutes, ...parcelRoutes, ...coverageRoutes, ...codeRoutes, ...processRoutes, ...planRoutes, ...ruleRoutes, ...placeBatchRoutes, ...suggestionRoutes, ...zoningRoutes, ...extractRoutes, ...conformanceRoutes, ...regionRoutes, ...permissionRoutes, ...ordinanceRoutes, ...lawRoutes, ...propertyRoutes, ...recordRoutes, ...meetingRoutes, ...metricRoutes, ...webhookRoutes, ...listRoutes, ...alertRoutes, ...ogcRoutes, ...tileRoutes, ...imageRoutes, ...viewerRoutes];
+export const allRoutes: Route[] = [...metaRoutes, ...accountRoutes, ...keyRoutes, ...oauthRoutes, ...billingRoutes, ...jurisdictionRoutes, ...placeRoutes, ...changeRoutes, ...evidenceRoutes, ...documentRoutes, ...districtRoutes, ...parcelRoutes, ...coverageRoutes, ...codeRoutes, ...processRoutes, ...planRoutes, ...ruleRoutes, ...placeBatchRoutes, ...suggestionRoutes, ...zoningRoutes, ...extractRoutes, ...conformanceRoutes, ...regionRoutes, ...permissionRoutes, ...ordinanceRoutes, ...lawRoutes, ...propertyRoutes, ...recordRoutes, ...meetingRoutes, ...metricRoutes, ...webhookRoutes, ...listRoutes, ...alertRoutes, ...monitorRoutes, ...ogcRoutes, ...tileRoutes, ...imageRoutes, ...viewerRoutes];

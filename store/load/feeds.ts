@@ -8,6 +8,7 @@ import { CitationBatch } from '../citations.ts';
 import { sourceTier } from '../coverage.ts';
 import type { Queryable } from '../db.ts';
 import { saveVersionText } from '../documents.ts';
+import { matchNewRecords } from '../monitors/records.ts';
 import type { LoadContext, Loader, LoadResult } from './context.ts';
 
 /** The feed's text as read, kept for citations, and a citer of its records by their 1-based index. */
@@ -60,6 +61,7 @@ export const loadPermitFeed: Loader = async (ctx): Promise<LoadResult> => {
     facts,
     { now: ctx.now, removeMissing: false },
   );
+  await matchNewRecords(ctx.client, delta.added.map((r) => r.id), ctx.now);
   const layer = ctx.source.manifest.kind === 'case_feed' ? 'case' : 'permit';
   const read = parsed.permits.length + parsed.applications.length + parsed.cases.length;
   return {
