@@ -2,6 +2,7 @@
 // (lsi_), each a site of one or more parcels given by id or by an address resolved with the
 // location matcher. Another organization's list or item is 404. Adding a site and PATCHing its
 // parcels cost one credit per parcel sent with a key, free again for a day; the rest is free.
+import { filterProblems } from '../../store/monitors/filter.ts';
 import { etagOf, ifMatch } from '../versioned.ts';
 import { ApiError, invalid, notFound } from '../../core/errors.ts';
 import { newId, requireId } from '../../core/ids.ts';
@@ -248,6 +249,9 @@ function checkFilter(filter: unknown) {
   if (!filter) return;
   if (JSON.stringify(filter).length > MAX_FILTER_CHARS) throw invalid('filter', `is longer than ${MAX_FILTER_CHARS} characters as JSON`);
   if (depth(filter) > MAX_FILTER_DEPTH) throw invalid('filter', `nests deeper than ${MAX_FILTER_DEPTH} levels`);
+  // the keys a monitor reads (store/monitors/filter.ts): anything else would silently constrain nothing
+  const problem = filterProblems(filter)[0];
+  if (problem) throw invalid(problem.key ? `filter.${problem.key}` : 'filter', problem.detail);
 }
 
 const trimmed = (s: string | null | undefined) => (typeof s === 'string' ? s.trim() : s);

@@ -195,6 +195,9 @@ describe('sites', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 20; i++) deep = { x: deep };
     expect(refusal(await add({ parcel: [p1], filter: deep }))).toEqual([422, 'parameter_invalid', 'filter']);
+    // a monitor reads kind, type and status: any other key, or a kind it does not know, is refused by name
+    expect(refusal(await add({ parcel: [p1], filter: { zoning: 'R-1' } }))).toEqual([422, 'parameter_invalid', 'filter.zoning']);
+    expect(refusal(await add({ parcel: [p1], filter: { kind: ['permit', 'deed'] } }))).toEqual([422, 'parameter_invalid', 'filter.kind']);
     // one letter off: no address matches exactly, the closest are named with their parcels
     const near = await add({ address: addressed.address.replace(/ ST$/, ' STT') });
     expect(refusal(near)).toEqual([422, 'location_ambiguous', 'address']);
@@ -208,13 +211,13 @@ describe('sites', () => {
 
   test('PATCH: null clears, status null is new, parcel replaces the set (kept parcels keep when they joined), filter replaced whole', async () => {
     const list = await newList();
-    const made = (await v1('POST', `/list/${list}/item`, { name: 'A', notes: 'n', parcel: [p1, p2], filter: { a: 1, b: 2 } })).body;
+    const made = (await v1('POST', `/list/${list}/item`, { name: 'A', notes: 'n', parcel: [p1, p2], filter: { kind: 'permit', status: ['issued'] } })).body;
     const before = new Map((await q('SELECT parcel_id, added_at FROM list_item_parcel WHERE item_id = $1', [made.id])).map((r) => [r.parcel_id, r.added_at.toISOString()]));
     const path = `/list/${list}/item/${made.id}`;
 
-    const one = await v1('PATCH', path, { status: 'pursuing', filter: { c: 3 } });
+    const one = await v1('PATCH', path, { status: 'pursuing', filter: { type: 'demolition' } });
     expect(one.status).toBe(200);
-    expect(one.body).toMatchObject({ name: 'A', notes: 'n', status: 'pursuing', filter: { c: 3 }, version: 2 });
+    expect(one.body).toMatchObject({ name: 'A', notes: 'n', status: 'pursuing', filter: { type: 'demolition' }, version: 2 });
     expect(one.body.parcel.map((p: { id: string }) => p.id)).toEqual([p1, p2]);
 
     const etag = (await v1('GET', path)).headers.get('etag')!;
