@@ -146,6 +146,8 @@ export const placeBatchRoutes = defineRoutes([
     ],
     body: { ...LOCATION, properties: Object.fromEntries(Object.entries(LOCATION.properties).filter(([k]) => k !== 'ref')) },
     price: { credits: 1, per: 'call', note: 'One credit per override answered.' },
+    // a location form no source can answer yet (plss) is the place answers' own 501
+    refuses: ['not_available'],
     handler: async (req) => {
       const id = requireId('batch', req.params.batch, 'batch');
       const items = await batchItems(req, id);

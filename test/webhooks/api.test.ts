@@ -135,7 +135,12 @@ describe('a signed test delivery', () => {
     expect(String(second.headers['webhook-signature']).split(' ')).toHaveLength(2);
     for (const s of [made.body.secret, rotated.body.secret]) expect(new Webhook(s).verify(second.body, second.headers as Record<string, string>)).toMatchObject({ type: 'ping' });
 
-    const log = await call(server, 'GET', `${made.body.href}/delivery/${again.body.id}`, { key });
+    // the receiver answered; the outcome is written just after
+    let log = await call(server, 'GET', `${made.body.href}/delivery/${again.body.id}`, { key });
+    for (let i = 0; i < 200 && log.body.state === 'pending'; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      log = await call(server, 'GET', `${made.body.href}/delivery/${again.body.id}`, { key });
+    }
     expect(log.body).toMatchObject({ state: 'succeeded', attempt_count: 1, attempt: [{ n: 1, outcome: 'succeeded', status_code: 200, response_excerpt: 'ok', url: receiver.url }] });
   });
 });
