@@ -118,21 +118,27 @@ describe('headers', () => {
 describe('token bucket', () => {
   test('a burst is answered at once; past it 429 with Retry-After; then the rate refills it', async () => {
     const org = await createTestOrg(server, 100);
+    const started = Date.now();
     const burst = await Promise.all(Array.from({ length: 8 }, () => get(server.url, '/probe/rate', { key: org.apiKey })));
     expect(statuses(burst)).toEqual(Array(8).fill(200));
     const over = await Promise.all(Array.from({ length: 4 }, () => get(server.url, '/probe/rate', { key: org.apiKey })));
-    expect(statuses(over)).toEqual(Array(4).fill(429));
-    for (const r of over) {
+    // past the burst only what the rate (5/s) refilled since the burst began is answered
+    const refilled = Math.ceil(5 * ((Date.now() - started) / 1000));
+    const refused = over.filter((r) => r.status === 429);
+    expect(statuses(over).filter((s) => s !== 200 && s !== 429)).toEqual([]);
+    expect(refused.length).toBeGreaterThanOrEqual(4 - refilled);
+    for (const r of refused) {
       expect(r.headers['retry-after']).toBe('1');
       expect(rate(r)).toMatchObject({ limit: 8, remaining: 0, reset: 2 });
       expect(r.body.detail.error.code).toBe('rate_limited');
     }
     // one second refills five tokens (the rate), not the whole burst
     await sleep(1000);
+    const drained = Date.now();
     let answered = 0;
     for (let r = await get(server.url, '/probe/rate', { key: org.apiKey }); r.status === 200; r = await get(server.url, '/probe/rate', { key: org.apiKey })) answered += 1;
     expect(answered).toBeGreaterThanOrEqual(5);
-    expect(answered).toBeLessThanOrEqual(6);
+    expect(answered).toBeLessThanOrEqual(6 + Math.ceil(5 * ((Date.now() - drained) / 1000)));
   });
 
   test('tiles and TileJSON take from their own bucket: a viewer never spends the priced budget, nor the reverse', async () => {
