@@ -32,13 +32,14 @@ function leasedOf(r: Record<string, any>): Leased {
 
 /**
  * Lease up to `limit` due deliveries (the head of each active webhook's queue, and test
- * deliveries, which do not wait their turn) in one statement, skipping `except` (in flight here)
+ * deliveries, which do not wait their turn) in one statement, drawn at random among the due so
+ * every webhook gets its turn (a long backlog never starves another webhook's retry), skipping `except` (in flight here)
  * and rows another sender holds. A row finished or leased since the due list was read is left
  * out by the recheck of the lock.
  */
 export async function claimDue(db: Queryable, limit: number, leaseSeconds: number, except: string[] = []): Promise<Leased[]> {
   const { rows } = await db.query(
-    `WITH due AS (SELECT id FROM (${DUE}) x WHERE id <> ALL($3::text[]) ORDER BY next_attempt_at LIMIT $1),
+    `WITH due AS (SELECT id FROM (${DUE}) x WHERE id <> ALL($3::text[]) ORDER BY random() LIMIT $1),
           locked AS (SELECT d.id FROM webhook_delivery d JOIN due USING (id)
                       WHERE d.state = 'pending' AND (d.leased_until IS NULL OR d.leased_until < now())
                       FOR UPDATE OF d SKIP LOCKED),
