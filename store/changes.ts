@@ -10,6 +10,7 @@ import { stableId } from '../core/ids.ts';
 import type { Logger } from '../core/log.ts';
 import { fanOutChangeEvents } from './webhooks/outbox.ts';
 import { matchChangeEvents } from './monitors/law.ts';
+import { matchAlerts } from './alerts/match.ts';
 import { type Client, named, type Pool, type Queryable } from './db.ts';
 
 export const SEQ_LOCK = 7_301_100;
@@ -65,6 +66,7 @@ export async function writeChangeEvents(client: Client, events: ChangeEventDraft
   );
   await fanOutChangeEvents(client, ids);
   await matchChangeEvents(client, ids);
+  await matchAlerts(client, ids);
   await client.query(`SELECT pg_notify('landlex_change_event', '')`);
   return rowCount ?? 0;
 }

@@ -13,8 +13,6 @@ export const WEBHOOK_CHANNEL = 'landlex_webhook';
 export interface Dispatcher {
   /** look for due deliveries now (an event was just enqueued in a committed transaction) */
   kick(): void;
-  /** send what is due now and return how many attempts were made */
-  drain(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -34,7 +32,6 @@ export function startDispatcher(pool: Pool, log: Logger, listen: PgListener | nu
   let filling: Promise<void> | null = null;
   let again = false;
   let timer: NodeJS.Timeout | null = null;
-  let made = 0;
 
   // Start attempts into the free slots; each that ends frees its slot and fills again, so a slow
   // receiver holds one slot, never the others.
@@ -46,7 +43,6 @@ export function startDispatcher(pool: Pool, log: Logger, listen: PgListener | nu
     const leases = await claimDue(pool, free, leaseSeconds, [...inFlight.keys()]);
     claimed = leases.length;
     for (const lease of leases) {
-      made += 1;
       const p = sendLeased(deps, lease)
         .catch((err) => log.warn('webhook attempt failed to run', { delivery: lease.id, err }))
         .finally(() => {
@@ -101,17 +97,6 @@ export function startDispatcher(pool: Pool, log: Logger, listen: PgListener | nu
 
   return {
     kick,
-    async drain() {
-      const before = made;
-      for (;;) {
-        await fill();
-        if (inFlight.size === 0) {
-          await fill();
-          if (inFlight.size === 0) return made - before;
-        }
-        await Promise.race(inFlight.values());
-      }
-    },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);

@@ -5,11 +5,12 @@
 // organization's alert is 404, never 403.
 import { ApiError, invalid, notFound } from '../../core/errors.ts';
 import { newId, requireId } from '../../core/ids.ts';
-import { type ResourceDef, type Row, runCollection, type Where } from '../../core/query/index.ts';
+import { collectionParams, type ResourceDef, type Row, runCollection, type Where } from '../../core/query/index.ts';
+import { FREE } from '../plans.ts';
 import { resolveScope } from '../../core/query/scope.ts';
 import { stateFips } from '../../core/states.ts';
 import { checkTimezone } from '../../core/time.ts';
-import { CHANGE_EVENT_JSON } from '../../store/alerts/match.ts';
+import { CHANGE_EVENT_JSON } from '../../store/change-event-json.ts';
 import type { Channel } from '../../store/alerts/notify.ts';
 import { ALERT_SELECT, type AlertFields, type AlertRow, deleteAlert, getAlert, insertAlert, liveWebhooks, type MatchColumns, markRead, updateAlert } from '../../store/alerts.ts';
 import { jurisdictionRefs } from '../../store/regions.ts';
@@ -19,7 +20,6 @@ import { defineRoutes, type JsonSchema, type Req } from '../route.ts';
 import { etagOf, ifMatch, staleVersion } from '../versioned.ts';
 import { parseSchedule, renderSchedule, SCHEDULE_GRAMMAR } from './alert-schedule.ts';
 
-const FREE = { credits: 0, per: 'call' as const, note: 'Free.' };
 export const TRIGGERS = ['entry'] as const;
 const SCOPES = ['jurisdiction', 'state', 'county', 'region'] as const;
 const MAX_CHANNELS = 20;
@@ -289,10 +289,7 @@ async function mine(req: Req): Promise<AlertRow> {
   return a;
 }
 
-const PAGE = [
-  { name: 'cursor', in: 'query' as const, type: 'string' as const, description: 'next_cursor of the previous page' },
-  { name: 'size', in: 'query' as const, type: 'integer' as const, min: 1, max: 200, default: 25, description: 'Items per page, 1 to 200' },
-];
+const PAGE = collectionParams(alerts).filter((p) => ['cursor', 'size'].includes(p.name));
 const ALERT_ID = { name: 'alert', in: 'path' as const, type: 'string' as const, required: true, description: 'alr_ id' };
 const common = { tag: 'Alerts', credential: 'key' as const, scope: 'alert:write' as const, form: 'plain' as const, price: FREE };
 

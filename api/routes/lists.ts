@@ -7,6 +7,7 @@ import { etagOf, ifMatch } from '../versioned.ts';
 import { ApiError, invalid, notFound } from '../../core/errors.ts';
 import { newId, requireId } from '../../core/ids.ts';
 import { collectionParams, runCollection, type Where } from '../../core/query/index.ts';
+import { FREE } from '../plans.ts';
 import type { Queryable } from '../../store/db.ts';
 import {
   deleteItem,
@@ -36,7 +37,6 @@ const M2_PER_ACRE = 4046.8564224;
 const MAX_PARCELS = 500;
 const MAX_FILTER_CHARS = 20_000;
 const MAX_FILTER_DEPTH = 16;
-const FREE: Price = { credits: 0, per: 'call', note: 'Free.' };
 const PER_PARCEL: Price = {
   credits: 1,
   per: 'item',

@@ -6,10 +6,10 @@
 import { invalid, notFound } from '../../core/errors.ts';
 import { newId, requireId } from '../../core/ids.ts';
 import { collectionParams, runCollection, type Where } from '../../core/query/index.ts';
+import { FREE } from '../plans.ts';
 import { ensureMonitor, getMonitor, listMonitors, MATCH_KINDS, MATCHES, type MatchRow, type MonitorRow, setMonitorActive, stopMonitor } from '../../store/monitors.ts';
-import { type Answer, defineRoutes, type JsonSchema, type Price, type Req } from '../route.ts';
+import { type Answer, defineRoutes, type JsonSchema, type Req } from '../route.ts';
 
-const FREE: Price = { credits: 0, per: 'call', note: 'Free.' };
 const iso = (t: Date | string) => new Date(t).toISOString();
 const href = (id: string) => `/v1/monitor/${id}`;
 

@@ -3,7 +3,8 @@
 // another organization's webhook or delivery is 404, never 403. Collections are the /v1 list form.
 import { invalid, notFound, unknownValue } from '../../core/errors.ts';
 import { newId, requireId } from '../../core/ids.ts';
-import { type ResourceDef, runCollection, type Where } from '../../core/query/index.ts';
+import { collectionParams, type ResourceDef, runCollection, type Where } from '../../core/query/index.ts';
+import { FREE } from '../plans.ts';
 import { EVENT_TYPE_NAMES, EVENT_TYPES } from '../../core/webhooks/event-types.ts';
 import { DEFAULT_POLICY, MAX_WAIT_SECONDS, readPolicy } from '../../core/webhooks/retry-policy.ts';
 import { fingerprint, newSecret } from '../../core/webhooks/signature.ts';
@@ -14,7 +15,6 @@ import { defineRoutes, type JsonSchema, type Req } from '../route.ts';
 import { etagOf, ifMatch, staleVersion } from '../versioned.ts';
 import { refuseSelf } from '../webhook-url.ts';
 
-const FREE = { credits: 0, per: 'call' as const, note: 'Free.' };
 /** How long a rotated-out secret still signs deliveries (beside the new one). */
 export const ROTATION_GRACE_SECONDS = 24 * 3600;
 
@@ -148,10 +148,7 @@ async function mine(req: Req): Promise<WebhookRow> {
   return w;
 }
 
-const PAGE = [
-  { name: 'cursor', in: 'query' as const, type: 'string' as const, description: 'next_cursor of the previous page' },
-  { name: 'size', in: 'query' as const, type: 'integer' as const, min: 1, max: 200, default: 25, description: 'Items per page, 1 to 200' },
-];
+const PAGE = collectionParams(webhooks).filter((p) => ['cursor', 'size'].includes(p.name));
 const WEBHOOK_ID = { name: 'webhook', in: 'path' as const, type: 'string' as const, required: true, description: 'whk_ id' };
 const common = { tag: 'Webhooks', credential: 'key' as const, form: 'v1' as const, price: FREE };
 
@@ -317,7 +314,6 @@ export const webhookRoutes = defineRoutes([
       const w = await mine(req);
       const data = { message: 'A test delivery from Landlex', webhook: { id: w.id, href: `/webhook/${w.id}` }, ...(req.body?.data ? { echo: req.body.data } : {}) };
       const out = await enqueueEvent(req.services.pool, { organizationId: w.organization_id, type: 'ping', data, webhookIds: [w.id], test: true });
-      req.services.webhooks?.kick();
       const item = await deliveryItem(req.services.pool, w.organization_id, out.deliveries[0]);
       return { status: 202, item, headers: { Location: `/webhook/${w.id}/delivery/${out.deliveries[0]}` } };
     },

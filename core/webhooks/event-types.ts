@@ -4,8 +4,6 @@
 export interface EventType {
   name: string;
   description: string;
-  /** who receives it: every subscribed webhook (feed), the organization's own (org) */
-  audience: 'feed' | 'org';
 }
 
 /** The change feed's (layer, kind) pairs the pipeline writes (store/load: districts, code text, ordinances, maps). */
@@ -17,16 +15,17 @@ export const FEED_TYPES: Array<{ layer: string; kind: string; description: strin
   { layer: 'overlay', kind: 'map_change', description: "An overlay district's mapped area changes on the map" },
 ];
 
-export const feedTypeName = (layer: string, kind: string) => `law.${layer}.${kind}`;
+/** The feed's type names; store/webhooks/outbox.ts writes the same in SQL ('law.' || layer || '.' || kind). */
+const feedTypeName = (layer: string, kind: string) => `law.${layer}.${kind}`;
 
 export const EVENT_TYPES: EventType[] = [
-  { name: 'ping', description: 'A test delivery, sent by POST /webhook/{webhook}/delivery', audience: 'org' },
-  { name: 'permit.created', description: "A permit filed on a place of a monitored list is published (the item's filter applied to the permit's parcels)", audience: 'org' },
-  { name: 'case.created', description: "A case (board or hearing matter) filed on a place of a monitored list is published (the item's filter applied)", audience: 'org' },
-  ...FEED_TYPES.map((t) => ({ name: feedTypeName(t.layer, t.kind), description: `${t.description}. Every change event of this layer and kind, with its seq (the whole feed, as GET /change_event)`, audience: 'feed' as const })),
-  { name: 'monitor.parcel.rezoned', description: 'The zoning map changes at a parcel of a monitored list: a base or overlay district is drawn onto or off it', audience: 'org' },
-  { name: 'monitor.rule.amended', description: 'A rule of a district that applies at a parcel of a monitored list is adopted, amended or repealed', audience: 'org' },
-  { name: 'alert.triggered', description: "A change event matches an alert's predicate (sent to the alert's webhook channels)", audience: 'org' },
+  { name: 'ping', description: 'A test delivery, sent by POST /webhook/{webhook}/delivery' },
+  { name: 'permit.created', description: "A permit filed on a place of a monitored list is published (the item's filter applied to the permit's parcels)" },
+  { name: 'case.created', description: "A case (board or hearing matter) filed on a place of a monitored list is published (the item's filter applied)" },
+  ...FEED_TYPES.map((t) => ({ name: feedTypeName(t.layer, t.kind), description: `${t.description}. Every change event of this layer and kind, with its seq (the whole feed, as GET /change_event)` })),
+  { name: 'monitor.parcel.rezoned', description: 'The zoning map changes at a parcel of a monitored list: a base or overlay district is drawn onto or off it' },
+  { name: 'monitor.rule.amended', description: 'A rule of a district that applies at a parcel of a monitored list is adopted, amended or repealed' },
+  { name: 'alert.triggered', description: "A change event matches an alert's predicate (sent to the alert's webhook channels)" },
 ];
 
 export const EVENT_TYPE_NAMES = EVENT_TYPES.map((t) => t.name);

@@ -5,7 +5,7 @@
 import { type Pool, withTransaction } from '../db.ts';
 import { enqueueEvent } from '../webhooks/outbox.ts';
 import { alertMail, type FeedEvent } from './mail.ts';
-import { CHANGE_EVENT_JSON } from './match.ts';
+import { CHANGE_EVENT_JSON } from '../change-event-json.ts';
 import { type Channel, finishNotification, openNotification } from './notify.ts';
 
 /** Change events carried in one digest's webhook event; the rest are in the alert's match log. */

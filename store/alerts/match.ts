@@ -1,19 +1,13 @@
 // Alerts matched against change events in the transaction that writes them (called at the end
-// of fanOutChangeEvents): one alert_match per (alert, event) newly matching an enabled, unended
+// by writeChangeEvents): one alert_match per (alert, event) newly matching an enabled, unended
 // alert's predicate; an immediate alert then sends at once, in the same transaction, one
 // alert.triggered webhook event per match to its webhook channels and one email per load to its
 // email channels. A digest alert's matches wait for the digest sender (activities/alerts/digest.ts).
+import { CHANGE_EVENT_JSON } from '../change-event-json.ts';
 import type { Queryable } from '../db.ts';
+import { randomIdSql } from '../webhooks/outbox.ts';
 import { type AlertMail, alertMail } from './mail.ts';
 import { writeNotification } from './notify.ts';
-
-/** The change event as the feed serves it (api/changes/feed.ts eventItem), over `e` and `j`. */
-export const CHANGE_EVENT_JSON = `jsonb_build_object(
-  'id', e.id, 'object', 'change_event', 'seq', e.seq, 'kind', e.kind, 'layer', e.layer, 'subject', e.subject,
-  'jurisdiction', jsonb_build_object('id', j.id, 'name', j.name, 'href', '/jurisdiction/' || j.id),
-  'effective_date', e.effective_date, 'detected_at', to_char(e.detected_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-  'field_path', e.field_path, 'previous', e.previous, 'current', e.current, 'adopted_on', e.adopted_on,
-  'ordinance', e.ordinance_id, 'source_version', e.source_version_id, 'href', '/change_event/' || e.id)`;
 
 /** The values of the event's sides a predicate list can name: `key` in subject, current and previous, and arrays under `list`. */
 const named = (key: string, list?: string) => `ARRAY[e.subject->>'${key}', e.current->>'${key}', e.previous->>'${key}'${key === 'use' ? `, e.current->>'use_slug', e.previous->>'use_slug'` : ''}]${
@@ -35,9 +29,6 @@ export const PREDICATE_SQL = `(a.m_layer IS NULL OR e.layer = ANY(a.m_layer))
          AND upper_inf(s.known) AND s.valid @> (e.detected_at AT TIME ZONE j.timezone)::date))
   AND (a.m_use IS NULL OR ${within(named('use', 'uses'), 'a.m_use')})
   AND (a.m_control_type IS NULL OR ${within(named('control_type'), 'a.m_control_type')})`;
-
-/** SQL for a random id with a prefix (hex is within the id alphabet), as the outbox makes them. */
-export const randomId = (prefix: string) => `'${prefix}_' || left(replace(gen_random_uuid()::text, '-', ''), 24)`;
 
 /** Match the change events just written (by id) against every live alert; returns the matches made. */
 export async function matchAlerts(db: Queryable, changeEventIds: string[]): Promise<number> {
@@ -63,7 +54,7 @@ export async function matchAlerts(db: Queryable, changeEventIds: string[]): Prom
 async function sendImmediate(db: Queryable, matchIds: number[]): Promise<void> {
   const { rowCount } = await db.query(
     `WITH ev AS (
-       SELECT m.id AS match_id, ${randomId('evt')} AS event_id, m.organization_id, m.seq, a.channel,
+       SELECT m.id AS match_id, ${randomIdSql('evt')} AS event_id, m.organization_id, m.seq, a.channel,
               jsonb_build_object('alert', jsonb_build_object('id', a.id, 'name', a.name, 'href', '/alert/' || a.id),
                                  'kind', 'immediate', 'change_event', ${CHANGE_EVENT_JSON}) AS payload
          FROM alert_match m JOIN alert a ON a.id = m.alert_id
@@ -75,7 +66,7 @@ async function sendImmediate(db: Queryable, matchIds: number[]): Promise<void> {
        UPDATE alert_match m SET webhook_event_id = ev.event_id FROM ev WHERE m.id = ev.match_id
      )
      INSERT INTO webhook_delivery (id, webhook_id, organization_id, event_id)
-     SELECT ${randomId('dlv')}, w.id, w.organization_id, ev.event_id
+     SELECT ${randomIdSql('dlv')}, w.id, w.organization_id, ev.event_id
        FROM ev JOIN webhook w ON w.organization_id = ev.organization_id AND w.deleted_at IS NULL
         AND w.id IN (SELECT c->>'webhook' FROM jsonb_array_elements(ev.channel) c WHERE c->>'type' = 'webhook')
       ORDER BY ev.seq, w.id`,

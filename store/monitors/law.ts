@@ -12,6 +12,7 @@
 import { DRAWING_TOLERANCE_M } from '../../core/tolerance.ts';
 import { apartSlivers, districtShares } from '../place/law.ts';
 import type { Times } from '../place/resolve.ts';
+import { CHANGE_EVENT_JSON } from '../change-event-json.ts';
 import type { Queryable } from '../db.ts';
 import { lawPasses, readFilter } from './filter.ts';
 import { anyActiveMonitor, type Watcher, writeMatch } from './match.ts';
@@ -21,7 +22,7 @@ type Row = Record<string, any>;
 const EVENTS_SQL = `
 SELECT e.id, e.seq, e.jurisdiction_id, e.kind, e.layer, e.subject, e.field_path, e.previous, e.current,
        e.effective_date::text AS effective_date, e.adopted_on::text AS adopted_on, e.detected_at, e.ordinance_id, e.source_version_id,
-       j.name AS jurisdiction_name,
+       ${CHANGE_EVENT_JSON} AS change_event,
        COALESCE(e.effective_date, (e.detected_at AT TIME ZONE j.timezone)::date)::text AS day,
        d.district_id, dd.code_normalized AS district_code, dd.kind AS district_kind
   FROM change_event e JOIN jurisdiction j ON j.id = e.jurisdiction_id
@@ -93,28 +94,6 @@ interface WatchedParcel {
   added_at: Date;
   jurisdiction_id: string;
   geojson: string;
-}
-
-/** The change event as a monitor event carries it (the fields of GET /change_event/{id}). */
-function changeEventRef(e: Row) {
-  return {
-    id: e.id,
-    object: 'change_event',
-    seq: e.seq,
-    kind: e.kind,
-    layer: e.layer,
-    subject: e.subject,
-    jurisdiction: { id: e.jurisdiction_id, name: e.jurisdiction_name, href: `/jurisdiction/${e.jurisdiction_id}` },
-    effective_date: e.effective_date,
-    detected_at: new Date(e.detected_at).toISOString(),
-    field_path: e.field_path,
-    previous: e.previous,
-    current: e.current,
-    adopted_on: e.adopted_on,
-    ordinance: e.ordinance_id,
-    source_version: e.source_version_id,
-    href: `/change_event/${e.id}`,
-  };
 }
 
 /** Match the change events just written (ids) to the watched parcels; returns how many matches were written. */
@@ -196,7 +175,7 @@ export async function matchChangeEvents(db: Queryable, changeEventIds: string[])
       seq: e.seq,
       parcels: matched,
       about: {
-        change_event: changeEventRef(e),
+        change_event: e.change_event,
         district: { id: e.district_id, code: e.district_code, kind: e.district_kind, href: `/jurisdiction/${e.jurisdiction_id}/district/${e.district_id}` },
       },
     });

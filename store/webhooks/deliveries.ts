@@ -4,15 +4,19 @@
 import type { RetryPolicy } from '../../core/webhooks/retry-policy.ts';
 import type { Pool, Queryable } from '../db.ts';
 
-/** What the due-delivery statements share: per active webhook its head (first pending by ord), and test deliveries. */
-const DUE = `
-  SELECT h.id, h.next_attempt_at FROM webhook w
+/**
+ * The deliveries that may be sent next: per active webhook its head (first pending by ord), and
+ * every pending test delivery of an active webhook (they do not wait their turn), with when each
+ * falls due (its next attempt, or the end of a lease on it).
+ */
+const HEADS = `
+  SELECT h.id, greatest(h.next_attempt_at, h.leased_until) AS due_at FROM webhook w
    CROSS JOIN LATERAL (SELECT d.id, d.next_attempt_at, d.leased_until FROM webhook_delivery d
                         WHERE d.webhook_id = w.id AND d.state = 'pending' AND NOT d.test ORDER BY d.ord LIMIT 1) h
-   WHERE w.active AND w.deleted_at IS NULL AND h.next_attempt_at <= now() AND (h.leased_until IS NULL OR h.leased_until < now())
+   WHERE w.active AND w.deleted_at IS NULL
   UNION ALL
-  SELECT d.id, d.next_attempt_at FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id
-   WHERE d.test AND d.state = 'pending' AND w.active AND w.deleted_at IS NULL AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until < now())`;
+  SELECT d.id, greatest(d.next_attempt_at, d.leased_until) FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id
+   WHERE d.test AND d.state = 'pending' AND w.active AND w.deleted_at IS NULL`;
 
 /** What a sender needs of a leased delivery (its webhook's URL, secrets and policy; its event). */
 const LEASED_COLUMNS = `d.id, d.webhook_id, d.attempt_count, w.url, w.secret, w.previous_secret, w.previous_secret_until > now() AS previous_valid,
@@ -32,14 +36,14 @@ function leasedOf(r: Record<string, any>): Leased {
 
 /**
  * Lease up to `limit` due deliveries (the head of each active webhook's queue, and test
- * deliveries, which do not wait their turn) in one statement, drawn at random among the due so
- * every webhook gets its turn (a long backlog never starves another webhook's retry), skipping `except` (in flight here)
- * and rows another sender holds. A row finished or leased since the due list was read is left
+ * deliveries) in one statement, drawn at random among the due so every webhook gets its turn (a
+ * long backlog never starves another webhook's retry), skipping `except` (in flight here) and
+ * rows another sender holds. A row finished or leased since the due list was read is left
  * out by the recheck of the lock.
  */
 export async function claimDue(db: Queryable, limit: number, leaseSeconds: number, except: string[] = []): Promise<Leased[]> {
   const { rows } = await db.query(
-    `WITH due AS (SELECT id FROM (${DUE}) x WHERE id <> ALL($3::text[]) ORDER BY random() LIMIT $1),
+    `WITH due AS (SELECT id FROM (${HEADS}) x WHERE x.due_at <= now() AND id <> ALL($3::text[]) ORDER BY random() LIMIT $1),
           locked AS (SELECT d.id FROM webhook_delivery d JOIN due USING (id)
                       WHERE d.state = 'pending' AND (d.leased_until IS NULL OR d.leased_until < now())
                       FOR UPDATE OF d SKIP LOCKED),
@@ -53,16 +57,7 @@ export async function claimDue(db: Queryable, limit: number, leaseSeconds: numbe
 
 /** The soonest instant a pending delivery of an active webhook comes due (null: none). */
 export async function nextDueAt(db: Queryable): Promise<Date | null> {
-  const { rows } = await db.query(
-    `SELECT min(at) AS at FROM (
-       SELECT greatest(h.next_attempt_at, h.leased_until) AS at FROM webhook w
-        CROSS JOIN LATERAL (SELECT d.next_attempt_at, d.leased_until FROM webhook_delivery d
-                             WHERE d.webhook_id = w.id AND d.state = 'pending' AND NOT d.test ORDER BY d.ord LIMIT 1) h
-        WHERE w.active AND w.deleted_at IS NULL
-       UNION ALL
-       SELECT greatest(d.next_attempt_at, d.leased_until) FROM webhook_delivery d JOIN webhook w ON w.id = d.webhook_id
-        WHERE d.test AND d.state = 'pending' AND w.active AND w.deleted_at IS NULL) due`,
-  );
+  const { rows } = await db.query(`SELECT min(due_at) AS at FROM (${HEADS}) x`);
   return rows[0]?.at ?? null;
 }
 

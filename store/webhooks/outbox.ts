@@ -2,11 +2,12 @@
 // transaction (the change event's load, the monitor's match, the test call), so a delivery exists
 // exactly when what caused it committed. The dispatcher (activities/webhooks/dispatch.ts) sends them.
 import { newId } from '../../core/ids.ts';
+import { CHANGE_EVENT_JSON } from '../change-event-json.ts';
 import type { Queryable } from '../db.ts';
-import { matchAlerts } from '../alerts/match.ts';
 
-/** SQL for a random dlv_ id (hex is within the id alphabet). */
-const DELIVERY_ID = `'dlv_' || left(replace(gen_random_uuid()::text, '-', ''), 24)`;
+/** SQL for a random id with a prefix (hex is within the id alphabet), for ids made in set-based inserts. */
+export const randomIdSql = (prefix: string) => `'${prefix}_' || left(replace(gen_random_uuid()::text, '-', ''), 24)`;
+const DELIVERY_ID = randomIdSql('dlv');
 
 export interface EventDraft {
   organizationId: string;
@@ -45,15 +46,13 @@ export async function fanOutChangeEvents(db: Queryable, changeEventIds: string[]
   await db.query(
     `INSERT INTO webhook_event (id, organization_id, type, seq, payload, created_at)
      SELECT 'evt_' || substr(e.id, 5), NULL, 'law.' || e.layer || '.' || e.kind, e.seq,
-            jsonb_build_object('change_event', jsonb_build_object(
-              'id', e.id, 'object', 'change_event', 'seq', e.seq, 'kind', e.kind, 'layer', e.layer, 'subject', e.subject,
-              'jurisdiction', jsonb_build_object('id', j.id, 'name', j.name, 'href', '/jurisdiction/' || j.id),
-              'effective_date', e.effective_date, 'detected_at', e.detected_at, 'field_path', e.field_path,
-              'previous', e.previous, 'current', e.current, 'adopted_on', e.adopted_on, 'ordinance', e.ordinance_id,
-              'source_version', e.source_version_id, 'href', '/change_event/' || e.id)),
+            jsonb_build_object('change_event', ${CHANGE_EVENT_JSON}),
             e.detected_at
        FROM change_event e JOIN jurisdiction j ON j.id = e.jurisdiction_id
-      WHERE e.id = ANY($1) ORDER BY e.seq
+      WHERE e.id = ANY($1)
+        -- only what some webhook subscribes to: a load with no subscriber writes nothing here
+        AND EXISTS (SELECT 1 FROM webhook w WHERE w.deleted_at IS NULL AND 'law.' || e.layer || '.' || e.kind = ANY(w.event_type))
+      ORDER BY e.seq
      ON CONFLICT (id) DO NOTHING`,
     [changeEventIds],
   );
@@ -67,6 +66,5 @@ export async function fanOutChangeEvents(db: Queryable, changeEventIds: string[]
     [changeEventIds],
   );
   if (rowCount) await db.query(`SELECT pg_notify('landlex_webhook', '')`);
-  await matchAlerts(db, changeEventIds); // alerts' matches, in the same transaction (store/alerts/match.ts)
   return rowCount ?? 0;
 }
