@@ -18,7 +18,7 @@ import { FIELD_PARAM } from '../fields.ts';
 import type { Param } from '../params.ts';
 import { knownUses } from '../place/common.ts';
 import { defineRoutes, type Req } from '../route.ts';
-import { answered, bodyCitations, checkWords, decorateHits, type Hit, hitItem, persistPassages, REGEX_TIME_LIMIT_MS, withRegexLimit } from '../search/hits.ts';
+import { answered, bodyCitations, checkWords, decorateHits, type Hit, hitItem, inReadOnly, persistPassages, REGEX_TIME_LIMIT_MS, SEARCH_WORK_MEM, withRegexLimit } from '../search/hits.ts';
 import { datesOf, searchExtra, statusRuns } from '../search/items.ts';
 import { decorateMoratoriums, moratoriumItem, moratoriumPeriods } from '../search/ordinances.ts';
 import { LAW_HIT, SECTION } from './law-schemas.ts';
@@ -45,7 +45,7 @@ const Q: Param = {
 };
 
 const HIT_NOTE =
-  'Each hit is one version of its text as known at known_as_of: an ordinance\'s current record (its status on the date from the clerk\'s own dates: adopted after the date reads as introduced), a section\'s or moratorium\'s version (status in_force, adopted for one still to come into force, expired; a moratorium is proposed while its ordinance is not adopted). Without status, sections are those in force or still to come; with it, a status held on some day of the dates asked. With q every hit carries snippet (the passage matched; match[] gives the matched words\' offsets in it) and citation: for a section matched in its body, the passage itself (a citation kept under an id from its version and offsets, so /citation/{id} answers it), else the heading; for ordinances and moratoriums the clerk\'s row. subject, use and adopted cannot be evaluated on every kind (a section has no subject): such hits are indeterminate (filter_outcome), counted in page.indeterminate, and left out with include_unknown=false. With words and no sort, hits are ranked (sort=relevance, best first; rank is ts_rank_cd).';
+  'Each hit is one version of its text as known at known_as_of: an ordinance\'s current record (its status on the date from the clerk\'s own dates: adopted after the date reads as introduced), a section\'s or moratorium\'s version (status in_force, adopted for one still to come into force, expired; a moratorium is proposed while its ordinance is not adopted). Without status, sections are those in force or still to come; with it, a status held on some day of the dates asked. With q every hit carries snippet (the passage matched; match[] gives the matched words\' offsets in it) and citation: for a section matched in its body, the passage itself (a citation kept under an id from its version and offsets, so /citation/{id} answers it), else the heading; for ordinances and moratoriums the clerk\'s row. subject, use and adopted cannot be evaluated on every kind (a section has no subject): such hits are indeterminate (filter_outcome), counted in page.indeterminate, and left out with include_unknown=false. With words and no sort, hits are ranked (sort=relevance, best first; rank is the cover-density score of the RUM index, 1 / its distance).';
 
 /** The plain parameters that are conditions (indeterminate where a kind of hit cannot say). */
 function conditions(p: Record<string, any>, uses: string[] | undefined): FilterSet | undefined {
@@ -81,10 +81,23 @@ async function search(req: Req, mode: 'literal' | 'regex'): Promise<Search> {
   return { scope, t, ask: { q: p.q, mode, uses, subjects: p.subject ?? [] } };
 }
 
-/** One page of hits with their snippets and citations; a regular expression runs under its time limit. */
+/** Whether a page is sorted best match first (sort=relevance, or words with no sort). */
+function rankedBy(req: Req, s: Search, defaultSort: string): boolean {
+  if (s.ask.mode !== 'literal' || s.ask.q === undefined) return false;
+  const first = req.params.sort?.keys[0] as { field: string; desc: boolean } | undefined;
+  return first ? first.field === 'relevance' && !first.desc : defaultSort === 'relevance';
+}
+
+/**
+ * One page of hits with their snippets and citations; a regular expression runs under its time
+ * limit. Words run with room to sort in memory and, ranked, without bitmap scans: the planner's
+ * guess of a query's matches is far below a wide scope's, and would rank every match from the
+ * table; RUM's ordered scan (wide scopes) and the jurisdiction index (narrow ones) serve both.
+ */
 async function hitsPage(req: Req, s: Search, where: Where[], name: string, defaultSort: string, filter: FilterSet | undefined) {
+  const ranked = rankedBy(req, s, defaultSort);
   const run = async (db: Queryable) => {
-    const def = lawResource(s.t, s.ask, name, defaultSort);
+    const def = lawResource(s.t, s.ask, name, defaultSort, ranked);
     const r = await runCollection(db, def, { ...req.params, filter }, req.services.secret, {
       snapshot: s.t.known,
       where,
@@ -94,7 +107,9 @@ async function hitsPage(req: Req, s: Search, where: Where[], name: string, defau
     const passages = await decorateHits(db, r.items, s.t, s.ask);
     return { r, passages };
   };
-  return s.ask.mode === 'regex' ? withRegexLimit(req.services.pool, Math.min(REGEX_TIME_LIMIT_MS, req.services.config.statementTimeoutMs), run) : run(req.services.pool);
+  if (s.ask.mode === 'regex') return withRegexLimit(req.services.pool, Math.min(REGEX_TIME_LIMIT_MS, req.services.config.statementTimeoutMs), run);
+  if (s.ask.q === undefined) return run(req.services.pool);
+  return inReadOnly(req.services.pool, { work_mem: SEARCH_WORK_MEM, ...(ranked ? { enable_bitmapscan: 'off' } : {}) }, run);
 }
 
 async function emptyScope(req: Req, s: Search, layers: string[]) {

@@ -271,21 +271,35 @@ export async function bodyCitations(db: Queryable, hits: Hit[]): Promise<Map<num
 const INVALID_REGEX = '2201B';
 const CANCELED = '57014';
 
+/** Memory for a word search's sort: RUM orders every match in scope in its index scan, in memory when it fits. */
+export const SEARCH_WORK_MEM = '64MB';
+
+/** Runs fn in one read-only transaction with `settings` local to it (set_config(name, value, true)). */
+export async function inReadOnly<T>(pool: Pool, settings: Record<string, string>, fn: (db: Queryable) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN READ ONLY');
+    for (const [name, value] of Object.entries(settings)) await client.query('SELECT set_config($1, $2, true)', [name, value]);
+    const out = await fn(client);
+    await client.query('COMMIT');
+    return out;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
 /**
  * Runs fn in a read-only transaction whose statements stop after `ms`; a pattern that does not
  * compile or runs past the limit is 422 naming q (PostgreSQL's own words are not passed on, only
  * its fixed description of what is wrong with the pattern).
  */
 export async function withRegexLimit<T>(pool: Pool, ms: number, fn: (db: Queryable) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
   try {
-    await client.query('BEGIN READ ONLY');
-    await client.query(`SELECT set_config('statement_timeout', $1, true)`, [String(ms)]);
-    const out = await fn(client);
-    await client.query('COMMIT');
-    return out;
+    return await inReadOnly(pool, { statement_timeout: String(ms) }, fn);
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
     const e = err as { code?: string; message?: string };
     if (e.code === INVALID_REGEX) {
       const why = /^invalid regular expression: ([\w\s()[\]{}\\,'-]{1,80})$/.exec(e.message ?? '')?.[1];
@@ -295,8 +309,6 @@ export async function withRegexLimit<T>(pool: Pool, ms: number, fn: (db: Queryab
       throw invalid('q', `the regular expression ran past its time limit (${ms} ms) over the text in scope; make it more specific (no nested repetition or back-references over long spans), or narrow the scope.`);
     }
     throw err;
-  } finally {
-    client.release();
   }
 }
 

@@ -152,7 +152,7 @@ export async function runCollection<T = Row>(
   const sql = `SELECT ${def.select}, ${filter ? `(${filter}) IS NULL` : 'false'} AS __ind,
     ${keys.map((k, i) => `${k.expr}::text AS __k${i}`).join(', ')},
     to_char(${b.snapshot} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS __snap
-    FROM ${def.from}
+    FROM ${sqlOf(def.from, b)}
     WHERE ${clauses.join(' AND ') || 'true'}
     ORDER BY ${keys.map((k) => `${k.expr} ${k.desc ? 'DESC' : 'ASC'} NULLS LAST`).join(', ')}
     LIMIT ${b.bind(size + 1, 'int')}`;
@@ -176,7 +176,7 @@ export async function runCollection<T = Row>(
     return item;
   });
   const page: CollectionPage = { size: items.length, next_cursor: next, indeterminate: pageRows.filter((r) => r.__ind).length };
-  if (params.total && !cursor) page.total = await countTotal(db, base, pageRows.length, next !== null, snapshot, opts.totalCap ?? TOTAL_CAP, def.from);
+  if (params.total && !cursor) page.total = await countTotal(db, base, pageRows.length, next !== null, snapshot, opts.totalCap ?? TOTAL_CAP, def);
   return { items, page, snapshot };
 }
 
@@ -187,12 +187,12 @@ async function countTotal(
   more: boolean,
   snapshot: string | null,
   cap: number,
-  from: string,
+  def: ResourceDef,
 ): Promise<Total> {
   if (!more) return { value: onPage, relation: 'eq' };
   const { b, clauses } = base(snapshot);
   // the snapshot is named even where no clause reads it: its parameter ($1) must have a type
-  const sql = `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${from} WHERE ${clauses.join(' AND ') || 'true'} LIMIT ${b.bind(cap + 1, 'int')}) capped WHERE ${b.snapshot} IS NOT NULL`;
+  const sql = `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${sqlOf(def.from, b)} WHERE ${clauses.join(' AND ') || 'true'} LIMIT ${b.bind(cap + 1, 'int')}) capped WHERE ${b.snapshot} IS NOT NULL`;
   const n: number = (await db.query(sql, b.values)).rows[0].n;
   return n > cap ? { value: cap, relation: 'gte' } : { value: n, relation: 'eq' };
 }

@@ -40,8 +40,8 @@ export interface FieldDef {
 export interface ResourceDef {
   /** cursors are bound to it */
   name: string;
-  /** FROM clause: a table with its alias, or a parenthesized query with one */
-  from: string;
+  /** FROM clause: a table with its alias, or a parenthesized query with one (built with the statement's values when it binds any) */
+  from: Sql;
   /** SQL of the unique, non-null id (the last tiebreaker of every sort) */
   id: string;
   /** SELECT list of the row handed to the mapper */

@@ -38,7 +38,19 @@ const UNION = `(
          m.citation_id, m.source_version_id, NULL, lo.status, lo.introduced_on, lo.adopted_on, lo.effective_from, lo.subject,
          lo.number, m.ordinance_id, lo.fact_id, lo.known, m.uses, m.use_labels, NULL, NULL, NULL, NULL, NULL
     FROM moratorium m LEFT JOIN ordinance lo ON lo.id = m.ordinance_id AND upper_inf(lo.valid)
-) h JOIN jurisdiction j ON j.id = h.jurisdiction_id`;
+)`;
+
+const JURISDICTION = 'JOIN jurisdiction j ON j.id = h.jurisdiction_id';
+
+/**
+ * The collection ranked by words: the hits in RUM's distance order, asked of a subquery (its ORDER
+ * BY is what lets the planner read sections in that order from section_tsv_rank, the conditions
+ * still pushed into it), the page's last ties ordered by id above it, then joined to jurisdiction.
+ */
+const rankedFrom = (c: SqlContext) => {
+  const q = tsquery(c);
+  return `(SELECT u.*, u.tsv <=> ${q} AS rel FROM ${UNION} u ORDER BY u.tsv <=> ${q}) h ${JURISDICTION}`;
+};
 
 /** What a search asks besides times and scope. */
 export interface LawAsk {
@@ -59,15 +71,21 @@ function statusSql(x: string) {
 
 /**
  * Law hits over a search's dates and knowledge (null: field names only, to parse sort). `ask`
- * binds the use and subject conditions.
+ * binds the use and subject conditions; `ranked` when the sort starts with relevance (best first).
  */
-export function lawResource(t: SearchTimes | null, ask: LawAsk = { mode: 'literal', uses: [], subjects: [] }, name = 'law', defaultSort = '-effective_from'): ResourceDef {
+export function lawResource(
+  t: SearchTimes | null,
+  ask: LawAsk = { mode: 'literal', uses: [], subjects: [] },
+  name = 'law',
+  defaultSort = '-effective_from',
+  ranked = false,
+): ResourceDef {
   const b = (c: SqlContext) => (t ? dayTo(t, c, 'h.jurisdiction_id') : 'NULL::date');
   const adopted = (c: SqlContext, none: string) =>
     `(CASE WHEN h.kind = 'section' OR (h.kind = 'moratorium' AND h.status IS NULL) THEN NULL WHEN ${adoptedBy(b(c), 'h')} THEN h.adopted_on ELSE ${none} END)`;
   return {
     name,
-    from: UNION,
+    from: ranked ? rankedFrom : `${UNION} h ${JURISDICTION}`,
     id: `(h.kind || ':' || h.fact_id)`,
     select: `h.kind, h.id, h.fact_id, h.jurisdiction_id, j.name AS jurisdiction_name, j.slug AS jurisdiction_slug, h.title, h.citation_id,
              h.source_version_id, h.document_id, h.status AS status_listed, h.introduced_on::text, h.adopted_on::text AS adopted_listed,
@@ -82,8 +100,9 @@ export function lawResource(t: SearchTimes | null, ask: LawAsk = { mode: 'litera
       },
       adopted_on: { sql: (c) => adopted(c, 'NULL'), type: 'date', sortable: true },
       'jurisdiction.name': { sql: 'j.name', type: 'string', sortable: true, nullable: false },
-      // ascending is the best match first (decisions: Sort)
-      relevance: { sql: (c) => `(-ts_rank_cd(h.tsv, ${tsquery(c)}, 1))`, type: 'number', cast: 'real', sortable: true, requiresQuery: true, filterable: false, nullable: false },
+      // RUM's cover-density distance: ascending is the best match first (decisions: Sort), read
+      // in order from the section_tsv_rank index (migration 034) for sections
+      relevance: { sql: (c) => (ranked ? 'h.rel' : `(h.tsv <=> ${tsquery(c)})`), type: 'number', cast: 'real', sortable: true, requiresQuery: true, filterable: false, nullable: false },
       ordinal: { sql: 'h.ordinal', type: 'integer', sortable: true, filterable: false },
       ref: { sql: 'h.ref', type: 'string', sortable: true, filterable: false },
       status: { sql: (c) => statusSql(b(c)), type: 'string', filterable: false },
@@ -156,7 +175,7 @@ const WHOLE = `'HighlightAll=true, StartSel=${MARK_OPEN}, StopSel=${MARK_CLOSE}'
 export interface HitText {
   kind: string;
   fact_id: number;
-  /** words: ts_rank_cd of the hit's text (as the relevance sort ranks it) */
+  /** words: RUM's cover-density score of the hit's text, 1 / distance (as the relevance sort ranks it) */
   rank: number | null;
   /** literal: the headline with marks; regex: the text searched */
   headline: string | null;
@@ -187,7 +206,8 @@ export function hitTextSql(ask: LawAsk) {
   const text = regex ? 'h.doc' : `ts_headline('english', h.doc, websearch_to_tsquery('english', $3), ${WHOLE})`;
   const body = regex ? 's.body' : `ts_headline('english', s.body, websearch_to_tsquery('english', $3), ${HEADLINE})`;
   const heading = regex ? 'c.quote' : `ts_headline('english', c.quote, websearch_to_tsquery('english', $3), ${WHOLE})`;
-  const rank = (tsv: string) => (regex ? 'NULL::real' : `ts_rank_cd(${tsv}, websearch_to_tsquery('english', $3), 1)`);
+  // the score the relevance sort orders by: 1 / RUM's distance
+  const rank = (tsv: string) => (regex ? 'NULL::real' : `(1 / (${tsv} <=> websearch_to_tsquery('english', $3)))::real`);
   const pos = (x: string, end: 0 | 1) => (regex ? `regexp_instr(${x}, $3, 1, 1, ${end}, 'i')` : 'NULL::int');
   return `
   WITH hit AS (SELECT * FROM unnest($1::text[], $2::bigint[]) x(kind, fact_id)),

@@ -154,7 +154,7 @@ function jurisdictionOrder(keys: Key[]): string {
  * for the date; when knowledge time is asked, from the facts held then (coverage is only now).
  */
 function answerable(q: PermissionQuery, c: SqlContext, at: (a: string, t: string) => string): string {
-  const read = `cv.detail @? '$.sources.* ? (@.permissions > 0 || @.cells_indeterminate > 0)'`;
+  const read = 'cv.cells_read'; // a source read a cell of a use table (migration 034)
   const last = q.time.kind === 'instant' ? 't.day' : c.bind(q.time.to, 'date');
   const retained = `(cv.earliest_retained IS NULL OR cv.earliest_retained <= ${last})`;
   const held = `coalesce(cv.held, false) AND ${read} AND ${retained}`;
