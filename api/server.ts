@@ -1,5 +1,5 @@
-// Start and stop the API: listen, and on shutdown stop accepting, finish what is in flight,
-// write pending usage, give back leased credit, close the pool.
+// Start and stop the API: listen, and on shutdown stop accepting, finish what is in flight (also
+// requests whose client gave up), write pending usage, give back leased credit, close the pool.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../core/config.ts';
@@ -55,7 +55,13 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
   const digests = startDigestSender(pool, log);
   const services: Services = { config, pool, log, secret, meter, mailer: outbox, webhooks, changes, listen, credentials, answers: new AnswerWriter(pool), frames, tileKeys, tiles: new TileBatcher(pool, config.tileStatements), startedAt: new Date() };
   const app = makeApp(services, opts.routes);
-  const server = createServer(app.callback());
+  // every request's handling, until it ends: a client that gives up closes its socket, not the handler
+  const handling = new Set<Promise<void>>();
+  const handle = app.callback();
+  const server = createServer((req, res) => {
+    const p = handle(req, res).finally(() => handling.delete(p));
+    handling.add(p);
+  });
   // idle connections outlive the client's idea of them (clients and load balancers close first),
   // so a request is never sent on a socket the server is closing
   server.keepAliveTimeout = 65_000;
@@ -79,6 +85,7 @@ export async function startServer(config: Config, opts: { log?: Logger; pool?: P
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       await new Promise<void>((resolve) => server.close(() => resolve()));
       clearInterval(sweep);
+      await Promise.allSettled([...handling]);
       await outbox.stop();
       await webhooks?.stop();
       await digests.stop();

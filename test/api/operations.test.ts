@@ -66,3 +66,27 @@ test('shutdown finishes requests in flight, then stops accepting', async () => {
   await closing;
   await expect(fetch(`${server.url}/health`)).rejects.toThrow();
 });
+
+test('shutdown waits for a request whose client gave up: its handler still reads the database and writes nothing after the pool ends', async () => {
+  let read: unknown = 'not yet';
+  const slow: Route = {
+    id: 'probeAbandoned', method: 'GET', path: '/probe/abandoned', summary: 'probe', tag: 'Probe', credential: 'public', form: 'plain',
+    handler: async (req) => {
+      await new Promise((r) => setTimeout(r, 400));
+      try {
+        read = (await req.services.pool.query('SELECT 1 AS one')).rows[0].one;
+      } catch (err) {
+        read = (err as Error).message;
+      }
+      return { item: { finished: true } };
+    },
+  };
+  const lines: string[] = [];
+  const config = loadConfig({ DATABASE_URL: testDatabaseUrl(), PORT: '0', LOG_LEVEL: 'error' });
+  const server = await startServer(config, { routes: [...allRoutes, slow], log: createLogger('error', {}, (l) => lines.push(l)) });
+  const gaveUp = fetch(`${server.url}/probe/abandoned`, { signal: AbortSignal.timeout(100) }).catch((err: Error) => err.name);
+  expect(await gaveUp).toBe('TimeoutError');
+  await server.close();
+  expect(read).toBe(1);
+  expect(lines.filter((l) => l.includes('pool'))).toEqual([]);
+});
