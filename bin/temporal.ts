@@ -46,7 +46,7 @@ export async function runWorker(config: Config, pool: Pool, log: Logger): Promis
     activities: {
       ...createIngestActivities({ pool, blobs: new FsBlobStore(config.blobDir), log }),
       ...createExtractActivities({ pool, dir: config.extractDir, log }),
-      ...createWebhookActivities({ pool, timeoutMs: config.webhookTimeoutMs }),
+      ...createWebhookActivities({ pool, log, timeoutMs: config.webhookTimeoutMs }),
     },
   });
   const starter = startDeliveryWorkflows(config, pool, log);

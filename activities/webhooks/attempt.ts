@@ -4,6 +4,7 @@
 import { afterFailure } from '../../core/webhooks/retry-policy.ts';
 import { signedHeaders } from '../../core/webhooks/signature.ts';
 import type { Pool } from '../../store/db.ts';
+import type { OutboxTidier } from '../../store/webhooks/tidy.ts';
 import { type AttemptEnd, type AttemptRecord, type Leased, leaseDelivery, recordAttempt } from '../../store/webhooks/deliveries.ts';
 
 /** A call that has not answered in this long is a failed attempt (timeout). */
@@ -24,6 +25,8 @@ export interface AttemptDeps {
   timeoutMs?: number;
   now?: () => Date;
   random?: () => number;
+  /** told of every outcome recorded (the delivery table is vacuumed every so many) */
+  tidy?: OutboxTidier;
 }
 
 /** The body a receiver gets: Standard Webhooks' {type, timestamp, data}, with the event id and seq. */
@@ -78,6 +81,7 @@ export async function sendLeased(deps: AttemptDeps, lease: Leased): Promise<Atte
     end = 'retryAt' in next ? { state: 'pending', retryAt: next.retryAt } : { state: 'dead_lettered', reason: next.deadLetter };
   }
   await recordAttempt(deps.pool, lease, { ...call, n }, end);
+  deps.tidy?.noted();
   if (end.state === 'succeeded' || end.state === 'dead_lettered') return { state: end.state };
   if (end.state === 'held') return { state: 'pending', retryAt: new Date(now().getTime() + 60_000).toISOString(), why: 'inactive' };
   return { state: 'pending', retryAt: end.retryAt.toISOString(), why: call.error ?? call.outcome };

@@ -6,6 +6,7 @@ import type { Logger } from '../../core/log.ts';
 import type { Pool } from '../../store/db.ts';
 import type { PgListener } from '../../store/listen.ts';
 import { claimDue, nextDueAt } from '../../store/webhooks/deliveries.ts';
+import { outboxTidier } from '../../store/webhooks/tidy.ts';
 import { ATTEMPT_TIMEOUT_MS, type AttemptDeps, leaseSecondsFor, sendLeased } from './attempt.ts';
 
 export const WEBHOOK_CHANNEL = 'landlex_webhook';
@@ -26,7 +27,8 @@ export interface DispatchOptions extends Omit<AttemptDeps, 'pool'> {
 export function startDispatcher(pool: Pool, log: Logger, listen: PgListener | null, opts: DispatchOptions = {}): Dispatcher {
   const concurrency = opts.concurrency ?? 16;
   const pollMs = opts.pollMs ?? 1000;
-  const deps: AttemptDeps = { pool, ...opts };
+  const tidy = outboxTidier(pool, (err) => log.warn('webhook outbox vacuum failed', { err }));
+  const deps: AttemptDeps = { pool, tidy, ...opts };
   const inFlight = new Map<string, Promise<unknown>>();
   let stopped = false;
   let filling: Promise<void> | null = null;
@@ -102,6 +104,7 @@ export function startDispatcher(pool: Pool, log: Logger, listen: PgListener | nu
       if (timer) clearTimeout(timer);
       await filling?.catch(() => {});
       await Promise.allSettled(inFlight.values());
+      await tidy.idle();
     },
   };
 }

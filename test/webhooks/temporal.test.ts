@@ -9,6 +9,7 @@ import { createWebhookActivities } from '../../activities/webhooks/index.ts';
 import { orgCreate } from '../../bin/org.ts';
 import { WORKFLOWS_PATH } from '../../bin/temporal.ts';
 import { newId } from '../../core/ids.ts';
+import { createLogger } from '../../core/log.ts';
 import { readPolicy } from '../../core/webhooks/retry-policy.ts';
 import { newSecret } from '../../core/webhooks/signature.ts';
 import { createPool, type Pool } from '../../store/db.ts';
@@ -46,7 +47,7 @@ describe('deliveryWorkflow', () => {
     const id = deliveries[0];
 
     const env = new MockActivityEnvironment();
-    const activities = createWebhookActivities({ pool });
+    const activities = createWebhookActivities({ pool, log: createLogger('silent') });
     const steps: Step[] = [];
     const acts = {
       attemptDelivery: async (x: string) => {
