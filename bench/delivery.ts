@@ -100,7 +100,11 @@ async function round(label: string, failingShare: number): Promise<Round> {
       for (const r of rows) commitAt.set(Number(r.seq), at);
     }
     const wrote = (Date.now() - started) / 1000;
-    await Promise.race([done, new Promise((_, reject) => setTimeout(() => reject(new Error(`healthy deliveries not done in 30 min (${healthyDone} of ${healthyWanted})`)), 30 * 60_000))]);
+    let limit: NodeJS.Timeout | undefined;
+    const late = new Promise((_, reject) => {
+      limit = setTimeout(() => reject(new Error(`healthy deliveries not done in 30 min (${healthyDone} of ${healthyWanted})`)), 30 * 60_000);
+    });
+    await Promise.race([done, late]).finally(() => clearTimeout(limit)); // the process ends when the run does
     const seconds = (Date.now() - started) / 1000;
     // lag over the healthy webhooks' deliveries: first arrival minus its event's commit
     const { rows } = await pool.query(`SELECT d.id FROM webhook_delivery d WHERE d.webhook_id = ANY($1)`, [[...healthyIds]]);
