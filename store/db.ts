@@ -49,10 +49,10 @@ export function named(name: string, text: string, values: unknown[]): pg.QueryCo
   return { name, text, values };
 }
 
-export async function withTransaction<T>(pool: Pool, fn: (client: Client) => Promise<T>): Promise<T> {
+export async function withTransaction<T>(pool: Pool, fn: (client: Client) => Promise<T>, opts: { readOnly?: boolean } = {}): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(opts.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
     return result;

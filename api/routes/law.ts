@@ -6,6 +6,7 @@
 import { ApiError, invalid, notFound } from '../../core/errors.ts';
 import { requireId } from '../../core/ids.ts';
 import { openCursor } from '../../core/query/cursor.ts';
+import { effectiveSort } from '../../core/query/sort.ts';
 import { addCondition, collectionParams, type FilterSet, runCollection, timeParams, type Where } from '../../core/query/index.ts';
 import { resolveScope, SCOPE_PARAMS, type Scope } from '../../core/query/scope.ts';
 import type { Queryable } from '../../store/db.ts';
@@ -84,8 +85,8 @@ async function search(req: Req, mode: 'literal' | 'regex'): Promise<Search> {
 /** Whether a page is sorted best match first (sort=relevance, or words with no sort). */
 function rankedBy(req: Req, s: Search, defaultSort: string): boolean {
   if (s.ask.mode !== 'literal' || s.ask.q === undefined) return false;
-  const first = req.params.sort?.keys[0] as { field: string; desc: boolean } | undefined;
-  return first ? first.field === 'relevance' && !first.desc : defaultSort === 'relevance';
+  const [first] = effectiveSort({ ...lawDef, defaultSort }, req.params.sort, true).keys;
+  return first.field === 'relevance' && !first.desc;
 }
 
 /**

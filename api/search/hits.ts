@@ -7,7 +7,7 @@
 import { ApiError, invalid } from '../../core/errors.ts';
 import { sha256Hex } from '../../core/ids.ts';
 import { citationId } from '../../store/citations.ts';
-import type { Pool, Queryable } from '../../store/db.ts';
+import { type Pool, type Queryable, withTransaction } from '../../store/db.ts';
 import { type CitationView, citationsByIds } from '../../store/evidence.ts';
 import { type HitText, hitTextSql, INSERT_CITATION_SQL, type LawAsk, MARK_CLOSE, MARK_OPEN, SECTION_ORDINANCE_SQL, VERSION_TEXT_SQL } from '../../store/search/law.ts';
 import type { SearchTimes } from '../../store/search/when.ts';
@@ -274,21 +274,17 @@ const CANCELED = '57014';
 /** Memory for a word search's sort: RUM orders every match in scope in its index scan, in memory when it fits. */
 export const SEARCH_WORK_MEM = '64MB';
 
-/** Runs fn in one read-only transaction with `settings` local to it (set_config(name, value, true)). */
-export async function inReadOnly<T>(pool: Pool, settings: Record<string, string>, fn: (db: Queryable) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN READ ONLY');
-    for (const [name, value] of Object.entries(settings)) await client.query('SELECT set_config($1, $2, true)', [name, value]);
-    const out = await fn(client);
-    await client.query('COMMIT');
-    return out;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+/** Runs fn in one read-only transaction with `settings` local to it, set in one statement. */
+export function inReadOnly<T>(pool: Pool, settings: Record<string, string>, fn: (db: Queryable) => Promise<T>): Promise<T> {
+  const pairs = Object.entries(settings);
+  return withTransaction(
+    pool,
+    async (client) => {
+      if (pairs.length) await client.query(`SELECT ${pairs.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, true)`).join(', ')}`, pairs.flat());
+      return fn(client);
+    },
+    { readOnly: true },
+  );
 }
 
 /**
